@@ -1,0 +1,55 @@
+"""Reads AMD's spec JSON and applies the fix-up tables kept beside the generator in YAML."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import yaml
+
+ARCHES = ("rdna3", "rdna4", "cdna")
+HERE = Path(__file__).resolve().parent
+DEFAULT_SPEC_DIR = HERE.parent.parent / "shared" / "isa-spec"
+
+
+def spec_dir(override: str | None = None) -> Path:
+    """The spec folder: the flag, else $GPUBENCH_ISA_SPEC, else ../shared/isa-spec beside the repo."""
+    return Path(override or os.environ.get("GPUBENCH_ISA_SPEC") or DEFAULT_SPEC_DIR)
+
+
+def load_yaml(path: Path) -> dict:
+    with open(path) as f:
+        return yaml.safe_load(f) or {}
+
+
+def load_arch(arch: str, directory: Path) -> dict:
+    """The spec of one architecture with its fix-ups applied."""
+    with open(directory / f"{arch}.json") as f:
+        spec = json.load(f)
+    apply_fixups(spec, load_yaml(HERE / "fixups" / f"{arch}.yaml"))
+    return spec
+
+
+def apply_fixups(spec: dict, fixups: dict) -> None:
+    """Fill the gaps of the spec that the fix-up table names.
+
+    Opcodes listed in a format's ``allowed`` list but absent from ``instructions`` (mostly the
+    ones without operands, like S_ENDPGM) are added from their enum, with the operands the
+    fix-up table gives them.
+    """
+    by_key = {(i["enum"], i["name"]): i for i in spec["instructions"]}
+    added_operands = fixups.get("operands", {})
+    for fmt in spec["formats"].values():
+        for fld in fmt["fields"]:
+            if fld["kind"] != "EnumBitField":
+                continue
+            for name in fld.get("allowed", ()):
+                if (fld["enum"], name) in by_key:
+                    continue
+                instr = {"name": name, "enum": fld["enum"], "opcode": spec["enums"][fld["enum"]][name],
+                         "operands": dict(added_operands.get(name, {})), "pseudocode": None}
+                by_key[(fld["enum"], name)] = instr
+                spec["instructions"].append(instr)
+    for name in fixups.get("remove", ()):
+        spec["instructions"] = [i for i in spec["instructions"] if i["name"] != name]
+    spec["instructions"].sort(key=lambda i: (i["enum"], i["opcode"], i["name"]))

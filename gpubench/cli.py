@@ -1,0 +1,122 @@
+"""The `gpubench` command. `asm` and `disasm` read and print the way llvm-mc does, so that either can
+stand in for the other; `-mcpu`, `-mattr` and `-show-encoding` are accepted in llvm-mc's spelling too."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from gpubench.isa.arch import ISA, UnknownTarget
+from gpubench.isa.targets import TARGETS
+
+ENCODING_COLUMN = 40  # llvm-mc pads the text to this width before `; encoding:`
+
+
+def _wave_size(mattr: str | None) -> int | None:
+    """The wave size that llvm-mc's -mattr asks for: +wavefrontsize64 / +wavefrontsize32."""
+    for feature in (mattr or "").split(","):
+        feature = feature.strip()
+        if feature in ("+wavefrontsize64", "-wavefrontsize32"):
+            return 64
+        if feature in ("+wavefrontsize32", "-wavefrontsize64"):
+            return 32
+    return None
+
+
+def _isa(mcpu: str, mattr: str | None) -> ISA:
+    try:
+        return ISA.get(mcpu, _wave_size(mattr))
+    except UnknownTarget as e:
+        raise click.BadParameter(str(e), param_hint="--mcpu") from None
+
+
+def encoding_comment(data: bytes) -> str:
+    return "; encoding: [" + ",".join(f"0x{b:02x}" for b in data) + "]"
+
+
+def with_encoding(text: str, data: bytes) -> str:
+    return f"{text.ljust(ENCODING_COLUMN)}{encoding_comment(data)}"
+
+
+mcpu_option = click.option("--mcpu", "-mcpu", "mcpu", default="gfx1100", show_default=True,
+                           type=click.Choice(sorted(TARGETS)), help="target GPU")
+mattr_option = click.option("--mattr", "-mattr", "mattr", default=None,
+                            help="target features, e.g. +wavefrontsize64")
+encoding_option = click.option("--show-encoding", "-show-encoding", "show_encoding", is_flag=True,
+                               help="print each instruction's bytes as a comment")
+
+
+@click.group()
+@click.version_option(package_name="gpubench")
+def main() -> None:
+    """gpubench: AMD GPU ISA tools and emulator."""
+
+
+@main.command()
+@mcpu_option
+@mattr_option
+@encoding_option
+@click.argument("source", type=click.File("rb"), default="-")
+def disasm(mcpu: str, mattr: str | None, show_encoding: bool, source) -> None:
+    """Disassemble hex bytes (`0x01,0x05,0x00,0x06` per line, as llvm-mc --disassemble reads them)
+    or, given an AMDGPU code object (ELF), list its kernels like llvm-objdump -d."""
+    data = source.read()
+    if data.startswith(b"\x7fELF"):
+        from gpubench.isa.codeobject import objdump
+        click.echo(objdump(data, name=source.name), nl=False)
+        return
+    from gpubench.isa.disasm import disassemble_hex
+    isa = _isa(mcpu, mattr)
+    for item in disassemble_hex(isa, data.decode()):
+        if item.text is None:
+            column = item.line.columns[item.offset] if item.offset < len(item.line.columns) else 1
+            source_line = data.decode().splitlines()[item.line.number - 1]
+            click.echo(f"{source.name}:{item.line.number}:{column}: warning: invalid instruction encoding\n"
+                       f"{source_line}\n{' ' * (column - 1)}^", err=True)
+            continue
+        click.echo("\t" + (with_encoding(item.text, item.inst.bytes) if show_encoding else item.text))
+
+
+@main.command()
+@mcpu_option
+@mattr_option
+@encoding_option
+@click.option("-o", "output", type=click.File("wb"), help="write the raw instruction bytes here")
+@click.argument("source", type=click.File("r"), default="-")
+def asm(mcpu: str, mattr: str | None, show_encoding: bool, output, source) -> None:
+    """Assemble LLVM-syntax AMDGPU assembly; print it back as llvm-mc does (canonical text)."""
+    from gpubench.isa.asm import AssemblyError, assemble
+    from gpubench.isa.decoder import decode
+    from gpubench.isa.disasm import disassemble
+    isa = _isa(mcpu, mattr)
+    try:
+        program = assemble(isa, source.read(), filename=source.name)
+    except AssemblyError as e:
+        click.echo(str(e), err=True)
+        sys.exit(1)
+    if output:
+        output.write(program.data)
+        return
+    click.echo(f'\t.amdgcn_target "amdgcn-amd-amdhsa--{mcpu}"')
+    for line in program.lines:
+        text = disassemble(decode(isa, line.data))
+        click.echo("\t" + (with_encoding(text, line.data) if show_encoding else text))
+
+
+@main.group()
+def isa() -> None:
+    """Look up the instruction sets."""
+
+
+@isa.command()
+@mcpu_option
+@click.argument("name")
+def info(mcpu: str, name: str) -> None:
+    """Encodings, operands and pseudocode of one instruction (spec or LLVM name)."""
+    from gpubench.isa.info import describe, find
+    target_isa = _isa(mcpu, None)
+    found = find(target_isa, name)
+    if not found:
+        raise click.ClickException(f"no instruction '{name}' on {mcpu}")
+    for idef in found:
+        click.echo(describe(target_isa, idef))

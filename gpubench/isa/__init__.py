@@ -1,0 +1,1 @@
+"""AMD instruction sets: generated tables (per arch), decoder, encoder, assembler, disassembler."""

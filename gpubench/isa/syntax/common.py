@@ -1,0 +1,125 @@
+"""Operand rendering and parsing shared by the format syntaxes, keyed by the spec's operand types."""
+from __future__ import annotations
+
+import re
+
+from gpubench.isa.decoder import Instruction
+from gpubench.isa.model import InstrDef, Operand
+from gpubench.isa.syntax import operands as ops
+from gpubench.isa.syntax.statement import AsmError, Piece
+
+
+def dwords(operand: Operand | None) -> int:
+    return max(1, (operand.bits if operand else 32) // 32)
+
+
+def operand_bits(operand: Operand | None) -> int:
+    return operand.bits if operand else 32
+
+
+def is_float(operand: Operand | None) -> bool:
+    return bool(operand) and ("_F" in operand.fmt or "BF" in operand.fmt)
+
+
+def literal_of(inst: Instruction) -> int | None:
+    return inst.get("literal")
+
+
+def render_source(inst: Instruction, field: str, operand: Operand | None) -> str:
+    """A source operand (SrcField/SSrcField/VGPRField value) as LLVM prints it."""
+    value = inst[field]
+    fld = inst.fmt.field(field)
+    if fld.kind == "VGPRField":
+        value += ops.VGPR_BASE
+    if value == ops.LITERAL:
+        literal = literal_of(inst)
+        text = ops.literal_text(literal)
+        # A literal that an inline constant could have expressed is marked, so it survives a round trip.
+        return f"lit({text})" if _inline_equivalent(literal, operand) is not None else text
+    name = ops.source_name(value, dwords(operand), inst.isa.arch, operand_bits(operand))
+    if name is None:
+        raise ValueError(f"{inst.name}: {field}={value} names no operand")
+    return name
+
+
+def _inline_equivalent(literal: int, operand: Operand | None) -> int | None:
+    bits = operand_bits(operand)
+    if is_float(operand):
+        for code in range(240, 249):
+            if ops.float_bits(_float_of(code), bits) == literal:
+                return code
+        return None
+    signed = literal - (1 << 32) if literal & 0x80000000 else literal
+    return ops.encode_inline_int(signed)
+
+
+def _float_of(code: int) -> float:
+    return float(ops.inline_constant(code, 32))
+
+
+_LIT = re.compile(r"^lit\((.*)\)$")
+
+
+def parse_source(piece: Piece, operand: Operand | None, arch: str, allow_literal: bool = True,
+                 text: str | None = None) -> tuple[int, int | None]:
+    """(9-bit source value, literal or None) for an operand's text."""
+    text = (piece.text if text is None else text).strip()
+    bits = operand_bits(operand)
+    forced = _LIT.match(text)
+    if forced:
+        text = forced.group(1).strip()
+    reg = None if forced else ops.parse_register(text, arch)
+    if reg is not None:
+        if reg.file == "a":
+            raise piece.error("invalid operand for instruction")
+        if reg.count != dwords(operand) and reg.value < 240 and not (reg.count == 1 and reg.value >= 235):
+            raise piece.error("invalid operand for instruction")
+        return reg.value, None
+    number = ops.parse_int(text)
+    if number is not None:
+        if not forced:
+            code = ops.encode_inline_int(number)
+            if code is not None:
+                return code, None
+        literal = number & 0xFFFFFFFF
+    else:
+        try:
+            value = float(text)
+        except ValueError:
+            raise piece.error("invalid operand for instruction") from None
+        if not forced:
+            code = ops.encode_inline_float(value, bits)
+            if code is not None:
+                return code, None
+        if not is_float(operand):
+            raise piece.error("invalid operand for instruction")
+        literal = ops.float_bits(value, bits)
+    if not allow_literal:
+        raise piece.error("literal operands are not supported")
+    return ops.LITERAL, literal
+
+
+def parse_scalar_dest(piece: Piece, operand: Operand | None, arch: str) -> int:
+    reg = ops.parse_register(piece.text, arch)
+    if reg is None or reg.file != "s" or reg.value >= 128 or reg.count != dwords(operand):
+        raise piece.error("invalid operand for instruction")
+    return reg.value
+
+
+def parse_vgpr(piece: Piece, operand: Operand | None, arch: str) -> int:
+    """A VGPR (range) as the 8-bit VGPRField value."""
+    reg = ops.parse_register(piece.text, arch)
+    if reg is None or reg.file != "v" or reg.count != dwords(operand):
+        raise piece.error("invalid operand for instruction")
+    return reg.value - ops.VGPR_BASE
+
+
+def expect_count(pieces: list[Piece], count: int, stmt_end: int) -> None:
+    if len(pieces) < count:
+        raise AsmError("too few operands for instruction", stmt_end)
+    if len(pieces) > count:
+        raise pieces[count].error("invalid operand for instruction")
+
+
+def lower_name(idef: InstrDef) -> str:
+    return idef.name.lower()

@@ -1,0 +1,50 @@
+"""Decoder behaviour that does not depend on the text syntax."""
+import pytest
+
+from gpubench.isa.arch import ISA, UnknownTarget
+from gpubench.isa.decoder import DecodeError, decode, decode_all
+
+
+def test_formats_are_found_by_their_fixed_bits():
+    isa = ISA.get("gfx1100")
+    assert decode(isa, bytes.fromhex("810080be")).fmt.name == "SOP1"  # SOP1 begins with SOPK's bits
+    assert decode(isa, bytes.fromhex("01050006")).name == "V_ADD_F32_E32"
+
+
+def test_literal_selects_the_lit_variant_and_its_length():
+    isa = ISA.get("gfx1100")
+    inst = decode(isa, bytes.fromhex("02ff008034120000"))
+    assert (inst.fmt.name, inst.size, inst["literal"]) == ("SOP2_LIT", 8, 0x1234)
+
+
+def test_stream_length_decoding():
+    isa = ISA.get("gfx1100")
+    stream = bytes.fromhex("02ff008034120000" "810080be" "01050006")
+    assert [i.size for i in decode_all(isa, stream)] == [8, 4, 4]
+    assert [i.offset for i in decode_all(isa, stream)] == [0, 8, 12]
+
+
+def test_invalid_word_names_offset_and_bytes():
+    isa = ISA.get("gfx1100")
+    with pytest.raises(DecodeError) as e:
+        decode_all(isa, bytes.fromhex("810080be" "ffffffff"))
+    assert e.value.offset == 4
+    assert "offset 0x4" in str(e.value) and "0xff,0xff,0xff,0xff" in str(e.value)
+
+
+def test_truncated_input_is_an_error():
+    isa = ISA.get("gfx1100")
+    with pytest.raises(DecodeError, match="truncated"):
+        decode(isa, bytes.fromhex("02ff0080"))  # the literal is missing
+    with pytest.raises(DecodeError, match="fewer than 4"):
+        decode(isa, b"\x01\x02")
+
+
+def test_targets():
+    assert ISA.get("gfx942").wave_size == 64
+    assert ISA.get("gfx1100").wave_size == 32
+    assert ISA.get("gfx1100", 64).wave_size == 64
+    with pytest.raises(UnknownTarget):
+        ISA.get("gfx906")
+    with pytest.raises(UnknownTarget):
+        ISA.get("gfx942", 32)
