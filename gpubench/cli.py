@@ -99,8 +99,13 @@ def asm(mcpu: str, mattr: str | None, show_encoding: bool, output, source) -> No
         return
     click.echo(f'\t.amdgcn_target "amdgcn-amd-amdhsa--{mcpu}"')
     for line in program.lines:
-        text = disassemble(decode(isa, line.data))
-        click.echo("\t" + (with_encoding(text, line.data) if show_encoding else text))
+        if line.kind == "label":
+            click.echo(f"{line.text}:")
+        elif line.kind == "directive":
+            click.echo("\t" + "\t".join(line.text.split(None, 1)))
+        else:
+            text = disassemble(decode(isa, line.data))
+            click.echo("\t" + (with_encoding(text, line.data) if show_encoding else text))
 
 
 @main.group()

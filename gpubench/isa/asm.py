@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from gpubench.isa import syntax
 from gpubench.isa.arch import ISA
+from gpubench.isa.directives import directive_bytes
 from gpubench.isa.encoder import EncodeError, encode
 from gpubench.isa.model import Format, InstrDef
 from gpubench.isa.syntax.base import AsmContext, FormatSyntax
@@ -64,6 +65,7 @@ class AssembledLine:
     text: str  # the statement as written
     offset: int
     data: bytes
+    kind: str = "instruction"  # or "label", "directive"
 
 
 @dataclass
@@ -74,6 +76,10 @@ class Program:
     @property
     def data(self) -> bytes:
         return b"".join(line.data for line in self.lines)
+
+    @property
+    def instructions(self) -> list[AssembledLine]:
+        return [line for line in self.lines if line.kind == "instruction"]
 
 
 def assemble(isa: ISA, text: str, filename: str = "<stdin>") -> Program:
@@ -86,13 +92,23 @@ def assemble(isa: ISA, text: str, filename: str = "<stdin>") -> Program:
             code = strip_comment(raw)
             while (m := _LABEL.match(code)):
                 labels[m.group(1)] = pc
+                program.lines.append(AssembledLine(number, m.group(1), pc, b"", "label"))
                 code = " " * m.end() + code[m.end():]
-            if not code.strip() or code.strip().startswith("."):
+            if not code.strip():
                 continue
             try:
-                data = assemble_statement(isa, parse_statement(code), AsmContext(pc, labels, final))
+                item = _assemble_line(isa, code, number, AsmContext(pc, labels, final))
             except AsmError as e:
                 raise AssemblyError(filename, number, e.column, e.message, raw) from None
-            program.lines.append(AssembledLine(number, code.strip(), pc, data))
-            pc += len(data)
+            program.lines.append(item)
+            pc += len(item.data)
     return program
+
+
+def _assemble_line(isa: ISA, code: str, number: int, ctx: AsmContext) -> AssembledLine:
+    stmt = parse_statement(code)
+    if stmt.name.startswith("."):
+        args = [p.text for p in stmt.operands] + [p.text for p in stmt.modifiers]
+        data = directive_bytes(stmt.name, args, ctx.pc, stmt.mnemonic.column)
+        return AssembledLine(number, code.strip(), ctx.pc, data, "directive")
+    return AssembledLine(number, code.strip(), ctx.pc, assemble_statement(isa, stmt, ctx))
