@@ -1,0 +1,415 @@
+"""The helper functions AMD's pseudocode calls (``isNAN``, ``exponent``, ``f32_to_i32`` ...).
+
+Each helper takes the current rounding mode and its argument values and returns a Value. Names are
+registered as the manual spells them. Calls to other instructions (``v_min_f32``) are not here: the
+evaluator runs that instruction's own pseudocode. Helpers whose meaning the manual leaves to prose
+(address calculation, buffer formats, OCP minifloat conversions ...) are not implemented; calling one
+raises UnimplementedHelper naming it.
+
+Semantics chosen where the manual only names the helper, from the instructions' descriptions:
+  - float -> int conversions truncate toward zero, map NaN to 0 and clamp to the integer range;
+  - float -> float conversions round in the current mode and quiet a signaling NaN, keeping its payload;
+  - ``*_to_snorm`` / ``*_to_unorm`` clamp to [-1, 1] / [0, 1], scale by 32767 / 65535, round to nearest
+    even; ``u32_to_u16`` / ``i32_to_i16`` saturate;
+  - ``exponent`` is the biased exponent field; ``mantissa`` is frexp's significand in [0.5, 1) (what
+    V_FREXP_MANT returns); ``sign`` is the sign bit;
+  - ``sin``/``cos`` take radians (the pseudocode itself multiplies the operand by 2*PI).
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from fractions import Fraction
+
+from gpubench.compiler.pcode import floats
+from gpubench.compiler.pcode.dtypes import BF16, F16, F32, F64, I32, I64, U32, DataType
+from gpubench.compiler.pcode.values import (
+    PcodeTypeError,
+    Value,
+    convert,
+    float_arithmetic,
+    float_value,
+    from_bool,
+    from_int,
+    int_value,
+    is_float,
+    is_untyped_real,
+    power,
+    typed,
+)
+
+
+class UnimplementedHelper(NotImplementedError):
+    """The pseudocode calls a helper this evaluator does not model."""
+
+    def __init__(self, name: str):
+        reason = not_modelled_reason(name) or (
+            "it names an instruction this ISA does not have" if name[:2] in ("v_", "s_") else "unknown helper"
+        )
+        super().__init__(f"pseudocode helper {name}() is not implemented: {reason}")
+        self.name = name
+
+
+# Helpers the manual calls but this evaluator deliberately leaves out, and why.
+_NOT_MODELLED: tuple[tuple[str, str], ...] = (
+    (r"Calc\w*Addr|ChannelOffset[XYZW]|DECODE_ADDR|ENCODE_ADDR", "address calculation belongs to the memory model"),
+    (r"ConvertFromFormat|ConvertToFormat", "buffer/image data-format conversion belongs to the memory model"),
+    (r"\w*(fp8|bf8|fp6|bf6|fp4)\w*", "the OCP 8/6/4-bit float formats and block scaling are not modelled"),
+    (r"\w*_(sr|SR)|float32", "stochastic rounding (and the raw-mantissa float32() it uses) is not modelled"),
+    (r"f32_to_u8", "the manual does not state how V_CVT_PK_U8_F32 rounds"),
+    (
+        (
+            r"CheckBarrierComplete|InWorkgroup|IsM0|PrefetchScalarData|PrefetchScalarInst|ReallocVgprs"
+            r"|WaitIdleExceptStoreCnt|HwRegWriteMask|writeableBitMask"
+        ),
+        "scheduler and hardware-register state outside one lane",
+    ),
+)
+
+
+def not_modelled_reason(name: str) -> str | None:
+    """Why a helper the manual calls is left out; None if it is not a known omission."""
+    for pattern, reason in _NOT_MODELLED:
+        if re.fullmatch(pattern, name):
+            return reason
+    return None
+
+
+Helper = Callable[..., Value]
+HELPERS: dict[str, Helper] = {}
+
+
+def _helper(*names: str) -> Callable[[Helper], Helper]:
+    def register(fn: Helper) -> Helper:
+        for name in names:
+            HELPERS[name] = fn
+        return fn
+
+    return register
+
+
+def _float_arg(v: Value) -> Value:
+    """A float argument; an untyped literal is taken as a double."""
+    if v.dtype is not None and v.dtype.is_float:
+        return v
+    if is_untyped_real(v):
+        return convert(v, F64, floats.ROUND_NEAREST_EVEN)
+    raise PcodeTypeError(f"expected a float argument, got {v}")
+
+
+def _fmt(v: Value) -> floats.FloatFormat:
+    return floats.float_format(v.dtype)
+
+
+def _same_type(v: Value, x: float | Fraction, rounding: int) -> Value:
+    return typed(v.dtype, floats.encode(x, _fmt(v), rounding))
+
+
+def _nan_or_none(v: Value) -> Value | None:
+    """A quiet copy of a NaN argument (NaNs pass through math helpers), else None."""
+    return typed(v.dtype, floats.quiet(v.data, _fmt(v))) if floats.is_nan(v.data, _fmt(v)) else None
+
+
+# --- classification ----------------------------------------------------------------------------------
+
+
+@_helper("isNAN")
+def is_nan(rounding: int, x: Value) -> Value:
+    x = _float_arg(x)
+    return from_bool(floats.is_nan(x.data, _fmt(x)))
+
+
+@_helper("isQuietNAN")
+def is_quiet_nan(rounding: int, x: Value) -> Value:
+    x = _float_arg(x)
+    return from_bool(floats.is_nan(x.data, _fmt(x)) and bool(x.data & _fmt(x).quiet_bit))
+
+
+@_helper("isSignalNAN")
+def is_signal_nan(rounding: int, x: Value) -> Value:
+    x = _float_arg(x)
+    return from_bool(floats.is_nan(x.data, _fmt(x)) and not x.data & _fmt(x).quiet_bit)
+
+
+@_helper("isEven")
+def is_even(rounding: int, x: Value) -> Value:
+    value = float_value(x)
+    return from_bool(math.isfinite(value) and value == math.floor(value) and int(value) % 2 == 0)
+
+
+@_helper("sign")
+def sign(rounding: int, x: Value) -> Value:
+    if is_float(x):
+        x = _float_arg(x)
+        return from_bool(bool(floats.sign_of(x.data, _fmt(x))))
+    return from_bool(x.data < 0 if x.dtype is None else bool(x.data >> (x.dtype.bits - 1)))
+
+
+@_helper("exponent")
+def exponent(rounding: int, x: Value) -> Value:
+    x = _float_arg(x)
+    fmt = _fmt(x)
+    return from_int(I32, (x.data >> fmt.man_bits) & fmt.exp_max_field)
+
+
+@_helper("mantissa")
+def mantissa(rounding: int, x: Value) -> Value:
+    x = _float_arg(x)
+    significand, _ = math.frexp(float_value(x))
+    return _same_type(x, significand, rounding)
+
+
+# --- float arithmetic --------------------------------------------------------------------------------
+
+
+@_helper("abs")
+def absolute(rounding: int, x: Value) -> Value:
+    if is_float(x):
+        x = _float_arg(x)
+        return typed(x.dtype, x.data & ~_fmt(x).sign_bit)
+    if x.dtype is None:
+        return Value(None, abs(x.data))
+    return from_int(x.dtype, abs(int_value(x)))
+
+
+@_helper("cvtToQuietNAN")
+def cvt_to_quiet_nan(rounding: int, x: Value) -> Value:
+    x = _float_arg(x)
+    return typed(x.dtype, floats.quiet(x.data, _fmt(x)))
+
+
+def _rounded_to_integer(x: Value, to_integer: Callable[[float], int]) -> Value:
+    x = _float_arg(x)
+    value = float_value(x)
+    if not math.isfinite(value):
+        return _nan_or_none(x) or x
+    result = to_integer(value)
+    return _same_type(x, math.copysign(0.0, value) if result == 0 else Fraction(result), floats.ROUND_NEAREST_EVEN)
+
+
+@_helper("trunc")
+def trunc(rounding: int, x: Value) -> Value:
+    return _rounded_to_integer(x, math.trunc)
+
+
+@_helper("floor")
+def floor(rounding: int, x: Value) -> Value:
+    return _rounded_to_integer(x, math.floor)
+
+
+@_helper("fract")
+def fract(rounding: int, x: Value) -> Value:
+    x = _float_arg(x)
+    value = float_value(x)
+    if not math.isfinite(value):
+        return _nan_or_none(x) or _same_type(x, math.nan, rounding)
+    return _same_type(x, Fraction(value) - math.floor(value), rounding)
+
+
+@_helper("sqrt")
+def sqrt(rounding: int, x: Value) -> Value:
+    x = _float_arg(x)
+    value = float_value(x)
+    if math.isnan(value):
+        return _nan_or_none(x)
+    return _same_type(x, math.sqrt(value) if value >= 0 else math.nan, rounding)
+
+
+@_helper("log2")
+def log2(rounding: int, x: Value) -> Value:
+    x = _float_arg(x)
+    value = float_value(x)
+    if math.isnan(value):
+        return _nan_or_none(x)
+    if value == 0:
+        return _same_type(x, -math.inf, rounding)
+    return _same_type(x, math.log2(value) if value > 0 else math.nan, rounding)
+
+
+@_helper("pow")
+def pow_(rounding: int, base: Value, exp: Value) -> Value:
+    base = _float_arg(base)
+    b, e = float_value(base), float_value(exp)
+    try:
+        result = math.pow(b, e)
+    except OverflowError:
+        result = math.inf
+    except ValueError:  # a negative base to a fractional power
+        result = math.nan
+    return _same_type(base, result, rounding)
+
+
+@_helper("sin")
+def sin(rounding: int, x: Value) -> Value:
+    x = _float_arg(x)
+    value = float_value(x)
+    return _nan_or_none(x) or _same_type(x, math.sin(value) if math.isfinite(value) else math.nan, rounding)
+
+
+@_helper("cos")
+def cos(rounding: int, x: Value) -> Value:
+    x = _float_arg(x)
+    value = float_value(x)
+    return _nan_or_none(x) or _same_type(x, math.cos(value) if math.isfinite(value) else math.nan, rounding)
+
+
+@_helper("ldexp")
+def ldexp(rounding: int, x: Value, n: Value) -> Value:
+    """x * 2**n rounded once: the same exact product V_LDEXP's ``S0.f32 * 2.0F ** S1.i32`` makes."""
+    x = _float_arg(x)
+    return float_arithmetic("*", x, power(Value(None, 2.0), n), x.dtype, rounding)
+
+
+@_helper("fma")
+def fma(rounding: int, a: Value, b: Value, c: Value) -> Value:
+    """a * b + c with a single rounding, in the widest float type of the operands."""
+    dtype = max((v.dtype for v in (a, b, c) if v.dtype is not None and v.dtype.is_float),
+                key=lambda t: t.bits, default=F64)
+    a, b, c = (convert(v, dtype, rounding) for v in (a, b, c))
+    fmt = floats.float_format(dtype)
+    for v in (a, b, c):
+        if floats.is_nan(v.data, fmt):
+            return typed(dtype, floats.quiet(v.data, fmt))
+    x, y, z = (float_value(v) for v in (a, b, c))
+    if not all(map(math.isfinite, (x, y, z))):
+        return typed(dtype, floats.encode(x * y + z, fmt))  # infinities: Python's float rules are IEEE's
+    exact = Fraction(x) * Fraction(y) + Fraction(z)
+    if exact != 0:
+        return typed(dtype, floats.encode(exact, fmt, rounding))
+    # An exact zero: like-signed zeros keep their sign, anything else is +0 (-0 when rounding down).
+    product_negative = (math.copysign(1.0, x) < 0) != (math.copysign(1.0, y) < 0)
+    if x * y == 0 and z == 0 and product_negative == (math.copysign(1.0, z) < 0):
+        negative = product_negative
+    else:
+        negative = rounding == floats.ROUND_TOWARD_NEGATIVE
+    return typed(dtype, floats.encode(-0.0 if negative else 0.0, fmt))
+
+
+# --- integers ----------------------------------------------------------------------------------------
+
+
+@_helper("signext")
+def signext(rounding: int, x: Value) -> Value:
+    """Sign-extend from the operand's own width (its top bit is the sign) to 64 bits."""
+    if x.dtype is None:
+        return from_int(I64, x.data)
+    top = x.data >> (x.dtype.bits - 1)
+    return from_int(I64, x.data - (top << x.dtype.bits))
+
+
+@_helper("signext_from_bit")
+def signext_from_bit(rounding: int, x: Value, width: Value) -> Value:
+    """The low ``width`` bits of x, sign-extended (0 when width is 0), in x's type."""
+    w = int_value(width)
+    low = int_value(x) & ((1 << w) - 1)
+    value = low - (1 << w) if w and low >> (w - 1) else low
+    return from_int(x.dtype or I32, value)
+
+
+@_helper("bitCount", "countbits")  # countbits: the spelling in DS_CONSUME/DS_APPEND's prose
+def bit_count(rounding: int, x: Value) -> Value:
+    bits = x.data if x.dtype is not None else int_value(x)
+    return from_int(U32, bits.bit_count())
+
+
+# --- conversions -------------------------------------------------------------------------------------
+
+
+def _float_to_float(dst: DataType) -> Helper:
+    def conversion(rounding: int, x: Value) -> Value:
+        x = _float_arg(x)
+        result = convert(x, dst, rounding)
+        return typed(dst, floats.quiet(result.data, floats.float_format(dst)))  # conversions quiet sNaN
+
+    return conversion
+
+
+def _int_to_float(dst: DataType) -> Helper:
+    def conversion(rounding: int, x: Value) -> Value:
+        return convert(Value(None, int_value(x)), dst, rounding)
+
+    return conversion
+
+
+def _float_to_int(dst: DataType) -> Helper:
+    low, high = (-(1 << (dst.bits - 1)), (1 << (dst.bits - 1)) - 1) if dst.is_signed else (0, dst.mask)
+
+    def conversion(rounding: int, x: Value) -> Value:
+        value = float_value(_float_arg(x))
+        if math.isnan(value):
+            return from_int(dst, 0)
+        if math.isinf(value):
+            return from_int(dst, high if value > 0 else low)
+        return from_int(dst, min(max(math.trunc(value), low), high))
+
+    return conversion
+
+
+def _int_to_int(dst: DataType, saturate: bool) -> Helper:
+    low, high = (-(1 << (dst.bits - 1)), (1 << (dst.bits - 1)) - 1) if dst.is_signed else (0, dst.mask)
+
+    def conversion(rounding: int, x: Value) -> Value:
+        value = int_value(x)
+        return from_int(dst, min(max(value, low), high) if saturate else value)
+
+    return conversion
+
+
+def _to_norm(dst: DataType, low: float, scale: int) -> Helper:
+    def conversion(rounding: int, x: Value) -> Value:
+        value = float_value(_float_arg(x))
+        if math.isnan(value):
+            return from_int(dst, 0)
+        return from_int(dst, round(min(max(value, low), 1.0) * scale))  # round(): nearest, ties to even
+
+    return conversion
+
+
+_CONVERSIONS: dict[str, Helper] = {
+    "f16_to_f32": _float_to_float(F32),
+    "bf16_to_f32": _float_to_float(F32),
+    "f32_to_f16": _float_to_float(F16),
+    "f32_to_bf16": _float_to_float(BF16),
+    "f32_to_f64": _float_to_float(F64),
+    "f64_to_f32": _float_to_float(F32),
+    "i32_to_f32": _int_to_float(F32),
+    "u32_to_f32": _int_to_float(F32),
+    "i32_to_f64": _int_to_float(F64),
+    "u32_to_f64": _int_to_float(F64),
+    "i16_to_f16": _int_to_float(F16),
+    "u16_to_f16": _int_to_float(F16),
+    "f32_to_i32": _float_to_int(I32),
+    "f32_to_u32": _float_to_int(U32),
+    "f64_to_i32": _float_to_int(I32),
+    "f64_to_u32": _float_to_int(U32),
+    "f16_to_i16": _float_to_int(DataType("i", 16)),
+    "f16_to_u16": _float_to_int(DataType("u", 16)),
+    "u32_to_u16": _int_to_int(DataType("u", 16), saturate=True),
+    "i32_to_i16": _int_to_int(DataType("i", 16), saturate=True),
+    "i16_to_i32": _int_to_int(I32, saturate=False),
+    "u16_to_u32": _int_to_int(U32, saturate=False),
+    "i8_to_i32": _int_to_int(I32, saturate=False),
+    "u8_to_u32": _int_to_int(U32, saturate=False),
+    "i4_to_i32": _int_to_int(I32, saturate=False),
+    "u4_to_u32": _int_to_int(U32, saturate=False),
+    "f16_to_snorm": _to_norm(DataType("i", 16), -1.0, 32767),
+    "f32_to_snorm": _to_norm(DataType("i", 16), -1.0, 32767),
+    "f16_to_unorm": _to_norm(DataType("u", 16), 0.0, 65535),
+    "f32_to_unorm": _to_norm(DataType("u", 16), 0.0, 65535),
+}
+HELPERS.update(_CONVERSIONS)
+
+
+@_helper("nop", "s_nop")
+def nop(rounding: int, *args: Value) -> Value:
+    """No effect; ``s_nop(16'0U)`` is how V_PERMLANE64 says "do nothing" in wave32."""
+    return Value(None, 0)
+
+
+def call_helper(name: str, rounding: int, args: list[Value]) -> Value:
+    try:
+        fn = HELPERS[name]
+    except KeyError:
+        raise UnimplementedHelper(name) from None
+    return fn(rounding, *args)
