@@ -1,0 +1,134 @@
+"""The GPU virtual address space: mapped ranges, every access checked, faults that name the access.
+
+Accesses come a whole instruction at a time: an array of per-lane addresses (already filtered by
+EXEC), read or written with numpy gathers and scatters. A lane whose bytes are not all inside one
+mapping stops the access with a `PageFault` before anything is written, so a bad pointer never
+touches host memory outside what the client mapped and never half-applies a store.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+import numpy as np
+
+PAGE = 4096
+
+
+@dataclass
+class Mapping:
+    base: int
+    size: int
+    data: np.ndarray  # uint8, len == size; shared with the client when it owns the memory
+    writable: bool = True
+    name: str = ""
+
+    @property
+    def end(self) -> int:
+        return self.base + self.size
+
+
+@dataclass
+class PageFault(Exception):
+    """An access outside every mapping (or a write to a read-only one)."""
+
+    address: int
+    write: bool
+    reason: str = "unmapped"
+    lane: int | None = None
+    context: dict = field(default_factory=dict)  # filled in by the emulator: pc, wave, workgroup ...
+
+    def __str__(self) -> str:
+        where = " ".join(f"{k}={v}" for k, v in self.context.items())
+        lane = f" lane {self.lane}" if self.lane is not None else ""
+        kind = "write" if self.write else "read"
+        return f"GPU page fault: {kind} at 0x{self.address:x} ({self.reason}){lane}{' ' + where if where else ''}"
+
+
+class AddressSpace:
+    def __init__(self) -> None:
+        self._bases: list[int] = []
+        self._maps: list[Mapping] = []
+
+    @property
+    def mappings(self) -> tuple[Mapping, ...]:
+        return tuple(self._maps)
+
+    def map(self, base: int, data: np.ndarray | int, writable: bool = True, name: str = "") -> Mapping:
+        """Map ``data`` (a uint8 array, shared, or a size to allocate zeroed) at ``base``."""
+        buffer = np.zeros(data, np.uint8) if isinstance(data, int) else data.view(np.uint8).reshape(-1)
+        mapping = Mapping(base, buffer.size, buffer, writable, name)
+        index = bisect.bisect_left(self._bases, base)
+        neighbours = self._maps[max(0, index - 1):index + 1]
+        if base < 0 or any(m.base < mapping.end and base < m.end for m in neighbours):
+            raise ValueError(f"mapping 0x{base:x}+0x{mapping.size:x} overlaps an existing one")
+        self._bases.insert(index, base)
+        self._maps.insert(index, mapping)
+        return mapping
+
+    def unmap(self, base: int) -> Mapping:
+        index = bisect.bisect_left(self._bases, base)
+        if index == len(self._bases) or self._bases[index] != base:
+            raise ValueError(f"nothing is mapped at 0x{base:x}")
+        del self._bases[index]
+        return self._maps.pop(index)
+
+    def find(self, address: int) -> Mapping | None:
+        index = bisect.bisect_right(self._bases, address) - 1
+        if index >= 0 and address < self._maps[index].end:
+            return self._maps[index]
+        return None
+
+    # ---- whole-instruction accesses -------------------------------------------------------
+
+    def _resolve(self, addresses: np.ndarray, size: int, write: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(mapping index, offset in it) per address; faults on the first lane that is not mapped."""
+        addresses = addresses.astype(np.uint64, copy=False)
+        bases = np.array(self._bases, dtype=np.uint64)
+        index = np.searchsorted(bases, addresses, side="right").astype(np.int64) - 1
+        ends = np.array([m.end for m in self._maps], dtype=np.uint64)
+        ok = index >= 0
+        safe = np.where(ok, index, 0)
+        if len(ends):
+            ok &= addresses + np.uint64(size) <= ends[safe]
+        else:
+            ok[:] = False
+        if write and ok.any():
+            writable = np.array([m.writable for m in self._maps])
+            readonly = ok & ~writable[safe]
+            if readonly.any():
+                lane = int(np.argmax(readonly))
+                raise PageFault(int(addresses[lane]), True, "read-only", lane)
+        if not ok.all():
+            lane = int(np.argmin(ok))
+            raise PageFault(int(addresses[lane]), write, "unmapped", lane)
+        return safe, (addresses - bases[safe]).astype(np.int64)
+
+    def read(self, addresses: np.ndarray, size: int) -> np.ndarray:
+        """``size`` bytes from each address: a [lanes, size] uint8 array."""
+        if addresses.size == 0:
+            return np.zeros((0, size), np.uint8)
+        index, offset = self._resolve(addresses, size, write=False)
+        out = np.empty((addresses.size, size), np.uint8)
+        span = np.arange(size)
+        for i in np.unique(index):
+            lanes = index == i
+            out[lanes] = self._maps[i].data[offset[lanes, None] + span]
+        return out
+
+    def write(self, addresses: np.ndarray, values: np.ndarray) -> None:
+        """Write row i of ``values`` ([lanes, size] uint8) at addresses[i]; later lanes win overlaps."""
+        if addresses.size == 0:
+            return
+        size = values.shape[1]
+        index, offset = self._resolve(addresses, size, write=True)
+        span = np.arange(size)
+        for i in np.unique(index):
+            lanes = index == i
+            self._maps[i].data[offset[lanes, None] + span] = values[lanes]
+
+    def read_bytes(self, address: int, size: int) -> bytes:
+        return self.read(np.array([address], np.uint64), size)[0].tobytes()
+
+    def write_bytes(self, address: int, data: bytes) -> None:
+        self.write(np.array([address], np.uint64), np.frombuffer(data, np.uint8)[None, :])
