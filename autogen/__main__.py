@@ -49,7 +49,7 @@ def all_files(directory: Path) -> dict[Path, str]:
     for arch in ARCHES:
         files.update(arch_files(arch, load_arch(arch, directory)))
     files[ISA_DIR / "targets.py"] = render("targets.py.mako", source="autogen/targets.yaml",
-                                            targets=load_yaml(HERE / "targets.yaml"))
+                                            targets=load_yaml(HERE / "targets.yaml")["targets"])
     return files
 
 

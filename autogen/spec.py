@@ -34,11 +34,14 @@ def apply_fixups(spec: dict, fixups: dict) -> None:
     """Fill the gaps of the spec that the fix-up table names.
 
     Opcodes listed in a format's ``allowed`` list but absent from ``instructions`` (mostly the
-    ones without operands, like S_ENDPGM) are added from their enum, with the operands the
-    fix-up table gives them.
+    ones without operands, like S_ENDPGM) are added from their enum. The fix-up table's operand
+    tables replace the spec's (which for a few instructions are empty or incomplete).
     """
     by_key = {(i["enum"], i["name"]): i for i in spec["instructions"]}
     added_operands = fixups.get("operands", {})
+    for instr in spec["instructions"]:
+        if instr["name"] in added_operands:
+            instr["operands"] = dict(added_operands[instr["name"]])
     for fmt in spec["formats"].values():
         for fld in fmt["fields"]:
             if fld["kind"] != "EnumBitField":

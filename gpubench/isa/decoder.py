@@ -59,8 +59,14 @@ class Instruction:
         return self.isa.pseudocode_of(self.idef)
 
 
-def _sources(fmt: Format, word: int) -> list[int]:
-    return [f.get(word) for f in fmt.fields if f.kind in SOURCE_KINDS]
+# Source fields that some instructions use for an immediate, where 255 is a value, not a literal.
+IMMEDIATE_OPERANDS = ("OPR_SENDMSG_RTN", "OPR_SIMM4")
+
+
+def _sources(fmt: Format, word: int, idef: InstrDef | None = None) -> list[int]:
+    """The source fields' values; with ``idef``, only of the fields it reads as sources."""
+    return [f.get(word) for f in fmt.fields if f.kind in SOURCE_KINDS
+            and not (idef and idef.operand(f.name) and idef.operand(f.name).type in IMMEDIATE_OPERANDS)]
 
 
 def _variant_holds(isa: ISA, base: Format, variant: Format, idef: InstrDef, word: int) -> bool:
@@ -76,11 +82,39 @@ def _variant_holds(isa: ISA, base: Format, variant: Format, idef: InstrDef, word
             return False
         if part == "SDWA" and src0_value != SDWA:
             return False
-        if part == "LIT" and LITERAL not in _sources(base, word) and idef.name in base.allowed:
+        if (part == "LIT" and LITERAL not in _sources(base, word, idef) and not _needs_literal_form(isa, base, idef)
+                and not _has_k_operand(isa, base, word)):
             return False
-        if part in ("SDST", "MFMA") and not _only_variants_allow(isa, base, part, idef):
+        if part in ("SDST", "MFMA") and not (_only_variants_allow(isa, base, part, idef)
+                                             or _sole_form(isa, variant, part, idef)):
             return False
     return True
+
+
+def _sole_form(isa: ISA, variant: Format, part: str, idef: InstrDef) -> bool:
+    """A variant with no sibling lacking ``part`` is the only form for its other parts: VOPC's SDWA
+    form is VOPC_SDWA_SDST (there is no VOPC_SDWA), so it holds whatever the opcode."""
+    sibling = isa.formats.get(variant.name.replace(f"_{part}", ""))
+    return sibling is None or idef.name not in sibling.allowed
+
+
+def _needs_literal_form(isa: ISA, base: Format, idef: InstrDef) -> bool:
+    """Ops whose literal is an operand of its own (v_fmamk_f32's K) exist only in a _LIT form."""
+    return not any(idef.name in f.allowed for f in [base, *isa.variants[base.name]]
+                   if not set(f.name.split("_")) & {"LIT", "DPP16", "DPP8", "SDWA"})
+
+
+# Operations with a constant K (a literal dword) that the spec's tables do not show: VOPD's opcode
+# fields carry no allowed lists, so its fmaak/fmamk, in either half, are allowed in plain VOPD too.
+K_OPERAND_OPS = frozenset({"V_DUAL_FMAAK_F32", "V_DUAL_FMAMK_F32"})
+
+
+def _has_k_operand(isa: ISA, base: Format, word: int) -> bool:
+    for fld in base.opcode_fields:
+        idef = isa.by_opcode.get((fld.enum, fld.get(word)))
+        if idef is not None and idef.name in K_OPERAND_OPS:
+            return True
+    return False
 
 
 def _only_variants_allow(isa: ISA, base: Format, part: str, idef: InstrDef) -> bool:
@@ -90,8 +124,31 @@ def _only_variants_allow(isa: ISA, base: Format, part: str, idef: InstrDef) -> b
                    if not (set(f.name.split("_")) & {"DPP16", "DPP8", "SDWA", "LIT"}))
 
 
+def _sole_instruction(isa: ISA, base: Format) -> InstrDef | None:
+    """A format without an opcode field (EXP, VEXPORT) encodes the one member of its enum `<format>Op`."""
+    members = [i for i in isa.instructions if i.enum == f"{base.name}Op"]
+    return members[0] if len(members) == 1 else None
+
+
+def _base_instr(isa: ISA, base: Format, opcode_field: str, word: int) -> InstrDef | None:
+    """The opcode's instruction if the base format or one of its variants allows it: some exist only
+    in a variant (s_setreg_imm32_b32 and s_fmaak_f32 only with their literal)."""
+    for fmt in (base, *isa.variants[base.name]):
+        idef = isa.instr(fmt, opcode_field, word)
+        if idef is not None:
+            return idef
+    return None
+
+
+def _length(fmt: Format, word: int) -> int:
+    """The encoding's length: gfx11 MIMG's `nsa` bit adds a dword of extra address VGPRs, which
+    the spec's format does not model (the syntax reads them from bits 64-95 of the word)."""
+    nsa = fmt.field("nsa")
+    return fmt.size + (4 if nsa is not None and nsa.get(word) else 0)
+
+
 def _pick_variant(isa: ISA, base: Format, idef: InstrDef, word: int) -> Format:
-    best, best_parts = (base if idef.name in base.allowed else None), 0
+    best, best_parts = (base if idef.name in base.allowed or not base.opcode_fields else None), 0
     for variant in isa.variants[base.name]:
         parts = len(variant.name.split("_"))
         if parts > best_parts and _variant_holds(isa, base, variant, idef, word):
@@ -99,6 +156,32 @@ def _pick_variant(isa: ISA, base: Format, idef: InstrDef, word: int) -> Format:
     if best is None:
         raise LookupError(f"{idef.name} is not legal in {base.name}")
     return best
+
+
+# Encodings that begin with a whole instruction of another format, their identifying bits left by
+# the spec as plain fields: gfx950's VOP3PX2 (scaled MFMA) is a VOP3P V_MFMA_LD_SCALE_B32 word
+# followed by the MFMA, whose bit 75 (the spec's abid) LLVM requires set. Name -> (first format,
+# first instruction, field values the compound needs).
+COMPOUND_FORMATS = {"VOP3PX2": ("VOP3P", "V_MFMA_LD_SCALE_B32", {"abid": 1})}
+
+
+def _compound(isa: ISA, base: Format, idef: InstrDef, data: bytes, offset: int) -> Instruction | None:
+    """The compound encoding that starts with ``idef`` of ``base``, if the bytes hold one."""
+    for name, (first_format, first_instr, required) in COMPOUND_FORMATS.items():
+        fmt = isa.formats.get(name)
+        if fmt is None or (base.name, idef.name) != (first_format, first_instr):
+            continue
+        raw = data[offset:offset + fmt.size]
+        if len(raw) < fmt.size:
+            continue
+        word = int.from_bytes(raw, "little")
+        fixed = {f.name: f.value for f in fmt.fixed_fields} | required
+        if any(fmt.field(field).get(word) != value for field, value in fixed.items()):
+            continue
+        inner = isa.instr(fmt, fmt.opcode_fields[0].name, word)
+        if inner is not None:
+            return Instruction(isa, fmt, inner, word, fmt.size, offset)
+    return None
 
 
 def decode(isa: ISA, data: bytes, offset: int = 0) -> Instruction:
@@ -118,24 +201,28 @@ def decode(isa: ISA, data: bytes, offset: int = 0) -> Instruction:
             continue
         word = int.from_bytes(raw, "little")
         opfields = base.opcode_fields
-        idef = isa.instr(base, opfields[0].name, word) if opfields else None
+        idef = _base_instr(isa, base, opfields[0].name, word) if opfields else _sole_instruction(isa, base)
         if idef is None:
             failures.append(f"no {base.name} opcode {opfields[0].get(word) if opfields else '?'}")
             continue
+        compound = _compound(isa, base, idef, data, offset)
+        if compound is not None:
+            return compound
         try:
             fmt = _pick_variant(isa, base, idef, word)
         except LookupError as e:
             failures.append(str(e))
             continue
-        raw = data[offset:offset + fmt.size]
-        if len(raw) < fmt.size:
-            raise DecodeError(offset, raw, f"truncated {fmt.name}: needs {fmt.size} bytes")
+        size = _length(fmt, int.from_bytes(data[offset:offset + fmt.size], "little"))
+        raw = data[offset:offset + size]
+        if len(raw) < size:
+            raise DecodeError(offset, raw, f"truncated {fmt.name}: needs {size} bytes")
         word = int.from_bytes(raw, "little")
         idef_y = isa.instr(fmt, opfields[1].name, word) if len(opfields) > 1 else None
         if len(opfields) > 1 and idef_y is None:
             failures.append(f"no {base.name} opcode {opfields[1].get(word)} in {opfields[1].name}")
             continue
-        return Instruction(isa, fmt, idef, word, fmt.size, offset, idef_y)
+        return Instruction(isa, fmt, idef, word, size, offset, idef_y)
     raise DecodeError(offset, data[offset:offset + 8], "; ".join(failures) or "no encoding matches")
 
 

@@ -962,6 +962,8 @@ INSTRUCTIONS: tuple[InstrDef, ...] = (
         Operand('ssrc0', 'FMT_NUM_B32', 32, 'OPR_SSRC_BARRIER_ID'),
     )),
     InstrDef('S_GET_BARRIER_STATE', 'SOP1Op', 80, (
+        Operand('sdst', 'FMT_NUM_B32', 32, 'OPR_SDST'),
+        Operand('ssrc0', 'FMT_NUM_B32', 32, 'OPR_SSRC_BARRIER_ID'),
     )),
     InstrDef('S_BARRIER_INIT', 'SOP1Op', 81, (
         Operand('ssrc0', 'FMT_NUM_B32', 32, 'OPR_SSRC_BARRIER_ID'),
@@ -1645,6 +1647,7 @@ INSTRUCTIONS: tuple[InstrDef, ...] = (
         Operand('simm16', 'FMT_NUM_B16', 16, 'OPR_WAIT_ALU'),
     )),
     InstrDef('S_WAITCNT', 'SOPPOp', 9, (
+        Operand('simm16', 'FMT_NUM_B16', 16, 'OPR_WAITCNT'),
     )),
     InstrDef('S_WAIT_IDLE', 'SOPPOp', 10, (
     )),

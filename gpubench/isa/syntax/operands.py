@@ -18,7 +18,7 @@ _SPECIAL_RDNA = {106: ("vcc_lo", "vcc"), 107: ("vcc_hi", None), 124: ("null", "n
                  126: ("exec_lo", "exec"), 127: ("exec_hi", None)}
 _SPECIAL_CDNA = {102: ("flat_scratch_lo", "flat_scratch"), 103: ("flat_scratch_hi", None),
                  104: ("xnack_mask_lo", "xnack_mask"), 105: ("xnack_mask_hi", None),
-                 106: ("vcc_lo", "vcc"), 107: ("vcc_hi", None), 124: ("m0", None),
+                 106: ("vcc_lo", "vcc"), 107: ("vcc_hi", None), 124: ("m0", None), 125: ("null", "null"),
                  126: ("exec_lo", "exec"), 127: ("exec_hi", None)}
 _NAMED_SOURCES = {235: "src_shared_base", 236: "src_shared_limit", 237: "src_private_base",
                   238: "src_private_limit", 239: "src_pops_exiting_wave_id", 251: "src_vccz",
