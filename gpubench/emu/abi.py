@@ -1,0 +1,91 @@
+"""The initial state of a kernel's waves, by the HSA ABI (AMDGPUUsage, "Initial Kernel Execution State").
+
+User SGPRs come first, in the order of their enable bits in kernel_code_properties; the system SGPRs
+(workgroup ids, workgroup info, the private segment wave offset) follow at USER_SGPR_COUNT. Work-item
+ids arrive in v0, packed (x | y << 10 | z << 20) on every target gpubench runs (gfx11, gfx12,
+gfx942, gfx950). On gfx12 the workgroup ids are also in the architected TTMP9 (x) and TTMP7 (y, z).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpubench.emu.waves import EXEC_LO, Waves
+from gpubench.isa.codeobject import KernelDescriptor
+
+TTMP7, TTMP9 = 108 + 7, 108 + 9
+
+# kernel_code_properties enable bit -> the SGPR values it adds, in ABI order.
+USER_SGPRS = (
+    ("ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER", "private_segment_buffer", 4),
+    ("ENABLE_SGPR_DISPATCH_PTR", "dispatch_ptr", 2),
+    ("ENABLE_SGPR_QUEUE_PTR", "queue_ptr", 2),
+    ("ENABLE_SGPR_KERNARG_SEGMENT_PTR", "kernarg_ptr", 2),
+    ("ENABLE_SGPR_DISPATCH_ID", "dispatch_id", 2),
+    ("ENABLE_SGPR_FLAT_SCRATCH_INIT", "flat_scratch_init", 2),
+    ("ENABLE_SGPR_PRIVATE_SEGMENT_SIZE", "private_segment_size", 1),
+)
+
+
+@dataclass(frozen=True)
+class LaunchAddresses:
+    """Addresses the user SGPRs point at; what is not provided reads as 0."""
+
+    kernarg_ptr: int = 0
+    dispatch_ptr: int = 0
+    queue_ptr: int = 0
+    dispatch_id: int = 0
+    private_segment_size: int = 0
+    private_segment_buffer: tuple[int, int, int, int] = (0, 0, 0, 0)
+    flat_scratch_init: int = 0
+
+
+def user_sgpr_values(desc: KernelDescriptor, addresses: LaunchAddresses) -> list[int]:
+    """The user SGPRs' dword values in ABI order."""
+    values: list[int] = []
+    for bit, name, count in USER_SGPRS:
+        if not desc[bit]:
+            continue
+        value = getattr(addresses, name)
+        if isinstance(value, tuple):
+            values.extend(value)
+        else:
+            values.extend((value >> (32 * i)) & 0xFFFFFFFF for i in range(count))
+    return values
+
+
+def vgpr_count(desc: KernelDescriptor, wave_size: int) -> int:
+    """VGPRs to allocate: the granulated count (granule 8 in wave32/gfx942+, 4 in gfx11 wave64),
+    rounded up to 8 so that any granule fits."""
+    granule = 4 if wave_size == 64 and desc.arch != "cdna" else 8
+    return min(512, -(-(desc["GRANULATED_WORKITEM_VGPR_COUNT"] + 1) * granule // 8) * 8)
+
+
+def initialize(waves: Waves, desc: KernelDescriptor, addresses: LaunchAddresses, group_ids: np.ndarray,
+               block: tuple[int, int, int]) -> None:
+    """Set SGPRs, v0 and EXEC of every wave; ``group_ids`` is [workgroups, 3] (x, y, z)."""
+    size = waves.wave_size
+    user = user_sgpr_values(desc, addresses)
+    waves.sgpr[:, :len(user)] = np.array(user, np.uint32)
+    ids = group_ids[waves.workgroup]
+    reg = desc["USER_SGPR_COUNT"]
+    for axis in range(3):
+        if desc[f"ENABLE_SGPR_WORKGROUP_ID_{'XYZ'[axis]}"]:
+            waves.sgpr[:, reg] = ids[:, axis]
+            reg += 1
+    if desc["ENABLE_SGPR_WORKGROUP_INFO"]:
+        waves.sgpr[:, reg] = 0  # group segment base: each workgroup's LDS starts at 0 in the emulator
+        reg += 1
+    if desc["ENABLE_PRIVATE_SEGMENT"]:
+        waves.sgpr[:, reg] = 0  # scratch is private per lane in the emulator: every wave starts at 0
+    if desc.arch == "rdna4":
+        waves.sgpr[:, TTMP9] = ids[:, 0]
+        waves.sgpr[:, TTMP7] = ids[:, 1] | (ids[:, 2] << 16)
+    threads = block[0] * block[1] * block[2]
+    flat = waves.wave_id[:, None] * size + np.arange(size)[None, :]  # [waves, lanes]
+    x, y, z = flat % block[0], (flat // block[0]) % block[1], flat // (block[0] * block[1])
+    enabled = desc["ENABLE_VGPR_WORKITEM_ID"]
+    packed = x | ((y << 10) if enabled >= 1 else 0) | ((z << 20) if enabled >= 2 else 0)
+    waves.vgpr[:, 0, :] = packed.astype(np.uint32)
+    waves.write_mask(EXEC_LO, np.arange(waves.count), flat < threads)

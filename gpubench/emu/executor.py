@@ -1,0 +1,134 @@
+"""Runs a dispatch: all waves of all workgroups, one instruction at a time for every wave that
+stands at the same PC, until every wave has ended.
+
+The waves at the lowest PC go first, so waves that diverged on a branch meet again and run
+together. A wave at s_barrier waits until all waves of its workgroup are at the barrier or done.
+Errors stop the dispatch with what a user needs to act on: the fault's address, the PC with its
+disassembly, the workgroup, wave and lane; the watchdog's dump of every live wave.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpubench.emu.context import Context, ExecutionError
+from gpubench.emu.memory import PageFault
+from gpubench.emu.ops import Handler, Unsupported, handler_for
+from gpubench.emu.waves import WaveState
+from gpubench.isa.decoder import DecodeError, Instruction, decode
+from gpubench.isa.disasm import disassemble_at
+
+MAX_INSTRUCTION_BYTES = 16
+
+
+class GPUPageFault(ExecutionError):
+    def __init__(self, fault: PageFault):
+        super().__init__(str(fault))
+        self.fault = fault
+
+
+class WatchdogTimeout(ExecutionError):
+    pass
+
+
+@dataclass
+class Watchdog:
+    """Stops a dispatch that runs too long: by wave-instructions executed, or by seconds."""
+
+    max_wave_instructions: int = 2_000_000_000
+    max_seconds: float = 300.0
+
+
+class Program:
+    """The code a dispatch runs, decoded once per PC, with each instruction's handler."""
+
+    _handlers: dict[tuple, Handler] = {}  # by (target, wave size, bytes): shared by every dispatch
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.steps: dict[int, tuple[Instruction, Handler]] = {}
+
+    def fetch(self, pc: int) -> Instruction:
+        mapping = self.ctx.memory.find(pc)
+        if mapping is None:
+            raise PageFault(pc, False, "instruction fetch from unmapped memory")
+        start = pc - mapping.base
+        data = mapping.data[start:start + MAX_INSTRUCTION_BYTES].tobytes()
+        return decode(self.ctx.isa, data)
+
+    def step(self, pc: int) -> tuple[Instruction, Handler]:
+        found = self.steps.get(pc)
+        if found is None:
+            inst = self.fetch(pc)
+            key = (self.ctx.isa.target.name, self.ctx.waves.wave_size, inst.bytes)
+            handler = self._handlers.get(key)
+            if handler is None:
+                handler = self._handlers[key] = handler_for(inst)
+            found = self.steps[pc] = (inst, handler)
+        return found
+
+    def describe(self, pc: int) -> str:
+        try:
+            mapping = self.ctx.memory.find(pc)
+            data = mapping.data[pc - mapping.base:pc - mapping.base + MAX_INSTRUCTION_BYTES].tobytes()
+            inst, text = disassemble_at(self.ctx.isa, data)
+            return f"0x{pc:x}: {text}  [{inst.bytes.hex()}]"
+        except (DecodeError, AttributeError) as e:
+            return f"0x{pc:x}: <{e}>"
+
+
+def _release_barriers(ctx: Context) -> None:
+    """Workgroups whose waves are all at the barrier (or done) go on."""
+    w = ctx.waves
+    groups = w.workgroup
+    waiting = np.bincount(groups, weights=w.state == WaveState.BARRIER, minlength=ctx.lds.shape[0])
+    live = np.bincount(groups, weights=w.state != WaveState.DONE, minlength=ctx.lds.shape[0])
+    release = (waiting == live) & (waiting > 0)
+    w.state[(w.state == WaveState.BARRIER) & release[groups]] = WaveState.RUNNING
+
+
+def run(ctx: Context, watchdog: Watchdog = Watchdog()) -> None:
+    program = Program(ctx)
+    w = ctx.waves
+    start = time.perf_counter()
+    while True:
+        running = np.flatnonzero(w.state == WaveState.RUNNING)
+        if running.size == 0:
+            if not (w.state == WaveState.BARRIER).any():
+                return
+            _release_barriers(ctx)
+            continue
+        pcs = w.pc[running]
+        pc = int(pcs.min())
+        waves = running[pcs == pc]
+        try:
+            inst, handler = program.step(pc)
+            handler(ctx, waves)
+        except PageFault as fault:
+            fault.context.update(pc=f"0x{pc:x}", instruction=program.describe(pc).split(": ", 1)[-1],
+                                 workgroup=int(w.workgroup[waves[0]]), wave=int(w.wave_id[waves[0]]))
+            raise GPUPageFault(fault) from None
+        except (Unsupported, DecodeError, ValueError) as e:
+            raise ExecutionError(f"cannot execute {program.describe(pc)}: {e}") from None
+        w.executed[waves] += 1
+        ctx.stats["wave_instructions"] += len(waves)
+        ctx.stats["steps"] += 1
+        if ctx.stats["wave_instructions"] > watchdog.max_wave_instructions or \
+                time.perf_counter() - start > watchdog.max_seconds:
+            raise WatchdogTimeout(_hang_report(ctx, program, watchdog))
+
+
+def _hang_report(ctx: Context, program: Program, watchdog: Watchdog) -> str:
+    w = ctx.waves
+    lines = [f"watchdog: the dispatch exceeded {watchdog.max_wave_instructions} wave-instructions or "
+             f"{watchdog.max_seconds:.0f} s; live waves:"]
+    for wave in np.flatnonzero(w.state != WaveState.DONE)[:8]:
+        exec_bits = int(w.sgpr[wave, 126]) | (int(w.sgpr[wave, 127]) << 32 if w.wave_size == 64 else 0)
+        lines.append(f"  workgroup {w.workgroup[wave]} wave {w.wave_id[wave]} "
+                     f"{WaveState(w.state[wave]).name.lower()} exec=0x{exec_bits:x} "
+                     f"executed={w.executed[wave]}")
+        pc = int(w.pc[wave])
+        lines.append(f"    -> {program.describe(pc)}")
+    return "\n".join(lines)

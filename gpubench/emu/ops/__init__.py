@@ -1,0 +1,38 @@
+"""Instruction handlers, one module per family. `handler_for(isa, inst)` builds the callable that
+executes one decoded instruction for a set of waves standing at its PC (see executor.py).
+
+A handler is `fn(ctx, waves)`: it reads and writes ctx.waves for the given wave indices and sets
+their PC (most: the next instruction). Handlers are built once per distinct instruction and cached.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from gpubench.emu.context import Context
+from gpubench.isa.decoder import Instruction
+
+Handler = Callable[[Context, np.ndarray], None]
+FACTORIES: list[Callable[[Instruction], Handler | None]] = []
+
+
+class Unsupported(NotImplementedError):
+    """The emulator has no semantics for this instruction (yet): the dispatch stops with its name."""
+
+
+def factory(fn):
+    """Register a handler factory: it returns a handler for the instructions it knows, else None."""
+    FACTORIES.append(fn)
+    return fn
+
+
+def handler_for(inst: Instruction) -> Handler:
+    # Manual semantics first: they override pseudocode that is prose or covers less than the hardware does.
+    from gpubench.emu.ops import control, memory_ops  # noqa: F401  (they register themselves)
+    from gpubench.emu.ops import alu  # noqa: F401
+    for make in FACTORIES:
+        handler = make(inst)
+        if handler is not None:
+            return handler
+    raise Unsupported(f"no semantics for {inst.name} ({inst.fmt.name})")

@@ -1,0 +1,63 @@
+"""The state of every wave of a dispatch, as arrays: one instruction updates many waves at once.
+
+Register files are structure-of-arrays: ``sgpr[wave, reg]`` and ``vgpr[wave, reg, lane]`` (uint32),
+so an instruction executed for the waves standing at one PC is a handful of numpy operations over
+``[waves, lanes]``, never a Python loop over lanes.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import numpy as np
+
+SGPRS = 128  # the scalar operand space 0..127 (VCC, TTMP, M0, EXEC ... live here too)
+VCC_LO, EXEC_LO = 106, 126
+
+
+class WaveState(enum.IntEnum):
+    RUNNING = 0
+    BARRIER = 1  # waiting at s_barrier for the rest of its workgroup
+    DONE = 2
+
+
+@dataclass
+class Waves:
+    wave_size: int
+    sgpr: np.ndarray  # uint32 [waves, 128]
+    vgpr: np.ndarray  # uint32 [waves, vgprs, lanes]
+    pc: np.ndarray  # int64 [waves], byte address of the next instruction
+    scc: np.ndarray  # bool [waves]
+    state: np.ndarray  # int8 [waves], WaveState
+    workgroup: np.ndarray  # int64 [waves], index into the dispatch's workgroups
+    wave_id: np.ndarray  # int64 [waves], the wave's index within its workgroup
+    executed: np.ndarray  # int64 [waves], instructions executed (the watchdog and statistics read it)
+
+    @classmethod
+    def create(cls, count: int, wave_size: int, vgprs: int) -> "Waves":
+        return cls(wave_size, np.zeros((count, SGPRS), np.uint32), np.zeros((count, vgprs, wave_size), np.uint32),
+                   np.zeros(count, np.int64), np.zeros(count, bool), np.zeros(count, np.int8),
+                   np.zeros(count, np.int64), np.zeros(count, np.int64), np.zeros(count, np.int64))
+
+    @property
+    def count(self) -> int:
+        return self.sgpr.shape[0]
+
+    def read_mask(self, reg: int, waves: np.ndarray) -> np.ndarray:
+        """A lane mask register pair (EXEC, VCC, an SGPR pair) as bool [waves, lanes]."""
+        lo = self.sgpr[waves, reg].astype(np.uint64)
+        if self.wave_size == 64:
+            lo |= self.sgpr[waves, reg + 1].astype(np.uint64) << np.uint64(32)
+        bits = np.arange(self.wave_size, dtype=np.uint64)
+        return ((lo[:, None] >> bits) & np.uint64(1)).astype(bool)
+
+    def write_mask(self, reg: int, waves: np.ndarray, mask: np.ndarray) -> None:
+        """Store bool [waves, lanes] into a mask register (the pair's high half too in wave64)."""
+        weights = np.uint64(1) << np.arange(self.wave_size, dtype=np.uint64)
+        value = (mask.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+        self.sgpr[waves, reg] = (value & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+        if self.wave_size == 64:
+            self.sgpr[waves, reg + 1] = (value >> np.uint64(32)).astype(np.uint32)
+
+    def exec_mask(self, waves: np.ndarray) -> np.ndarray:
+        return self.read_mask(EXEC_LO, waves)
