@@ -86,16 +86,15 @@ def _variant_holds(isa: ISA, base: Format, variant: Format, idef: InstrDef, word
                 and not _has_k_operand(isa, base, word)):
             return False
         if part in ("SDST", "MFMA") and not (_only_variants_allow(isa, base, part, idef)
-                                             or _sole_form(isa, variant, part, idef)):
+                                             or _sole_form(isa, variant, part)):
             return False
     return True
 
 
-def _sole_form(isa: ISA, variant: Format, part: str, idef: InstrDef) -> bool:
+def _sole_form(isa: ISA, variant: Format, part: str) -> bool:
     """A variant with no sibling lacking ``part`` is the only form for its other parts: VOPC's SDWA
     form is VOPC_SDWA_SDST (there is no VOPC_SDWA), so it holds whatever the opcode."""
-    sibling = isa.formats.get(variant.name.replace(f"_{part}", ""))
-    return sibling is None or idef.name not in sibling.allowed
+    return variant.name.replace(f"_{part}", "") not in isa.formats
 
 
 def _needs_literal_form(isa: ISA, base: Format, idef: InstrDef) -> bool:

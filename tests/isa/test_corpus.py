@@ -24,6 +24,11 @@ def test_assembly_matches_llvm(report):
     assert report.asm_pct >= corpus.THRESHOLD, _summary(report.asm_failures)
 
 
+def test_every_difference_has_a_reason(report):
+    """A difference not in known-differences.yaml is a regression (or a new one to explain there)."""
+    assert not report.unexplained, _summary(report.unexplained, 10)
+
+
 def test_known_differences_are_still_different():
     """An entry in known-differences.yaml that now agrees is stale: remove it."""
     known = corpus.load_known()

@@ -6291,6 +6291,8 @@ INSTRUCTIONS: tuple[InstrDef, ...] = (
         Operand('vdst', 'FMT_NUM_U32', 32, 'OPR_VGPR'),
     )),
     InstrDef('V_MFMA_LD_SCALE_B32', 'VOP3POp', 44, (
+        Operand('src0', 'FMT_NUM_B32', 32, 'OPR_SRC_SIMPLE'),
+        Operand('src1', 'FMT_NUM_B32', 32, 'OPR_SRC_SIMPLE'),
     )),
     InstrDef('V_MFMA_F32_16X16X128_F8F6F4', 'VOP3POp', 45, (
         Operand('src0', 'FMT_NUM_PK8_B32', 256, 'OPR_SRC_VGPR_OR_ACCVGPR'),
