@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from gpubench.isa import corpus  # noqa: E402
 from gpubench.isa.arch import ISA  # noqa: E402
 from gpubench.isa.asm import assemble  # noqa: E402
-from gpubench.isa.decoder import DecodeError, decode  # noqa: E402
+from gpubench.isa.decoder import decode  # noqa: E402
 from gpubench.isa.disasm import disassemble_at  # noqa: E402
 
 LLVM_MC = "llvm-mc-22"

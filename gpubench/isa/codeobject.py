@@ -2,9 +2,8 @@
 
 `CodeObject.load(path)` reads what the emulator needs: the target from e_flags, the
 NT_AMDGPU_METADATA note, each kernel's 64-byte descriptor and its decoded code. `objdump(path)`
-prints the executable sections as `llvm-objdump-22 -d` does, byte for byte, with two exceptions:
-an instruction whose format has no syntax module yet shows as `.long`, like an undecodable word;
-and the wave size of wave-sized operands follows each kernel's descriptor (llvm-objdump decodes
+prints the executable sections as `llvm-objdump-22 -d` does, byte for byte, with one exception:
+the wave size of wave-sized operands follows each kernel's descriptor (llvm-objdump decodes
 gfx10+ code as wave32 unless given --mattr=+wavefrontsize64; pass wave_size=32 for its plain -d).
 
 The layout rules below follow llvm-objdump's disassembleObject and AMDGCNPrettyPrinter; the
@@ -26,8 +25,8 @@ from elftools.elf.enums import ENUM_ST_INFO_TYPE
 from elftools.elf.sections import NoteSection, SymbolTableSection
 
 from gpubench.isa.arch import ISA
-from gpubench.isa.decoder import DecodeError, Instruction, decode
-from gpubench.isa.disasm import disassemble
+from gpubench.isa.decoder import DecodeError, Instruction
+from gpubench.isa.disasm import disassemble_at
 from gpubench.isa.targets import TARGETS
 
 
@@ -236,7 +235,7 @@ class Decoded:
     address: int
     data: bytes  # the bytes it covers
     inst: Instruction | None  # None: nothing decodes here (llvm-objdump prints `.long`)
-    text: str | None  # LLVM's text; None while its format's syntax module is not written yet
+    text: str | None  # LLVM's text; None where nothing decodes
     target: int | None = None  # a branch's or call's target address
     label: str | None = None  # the symbol that names the target in ``text`` (a plain label)
 
@@ -253,13 +252,6 @@ def _branch_target(inst: Instruction, address: int) -> int | None:
     return address + 4 + (simm16 - 0x10000 if simm16 & 0x8000 else simm16) * 4
 
 
-def _render(inst: Instruction) -> str | None:
-    try:
-        return disassemble(inst)
-    except Exception:  # syntax modules are still being written: any failure means "no text yet"
-        return None
-
-
 def decode_at(isa: ISA, data: bytes, offset: int, address: int, labels: dict[int, str]) -> Decoded:
     """The instruction at ``data[offset:]``, which sits at ``address``.
 
@@ -267,12 +259,12 @@ def decode_at(isa: ISA, data: bytes, offset: int, address: int, labels: dict[int
     to one of them shows its name instead of the number. Undecodable words take 4 bytes, as in LLVM.
     """
     try:
-        inst = decode(isa, data, offset)
+        inst, text = disassemble_at(isa, data, offset)
     except DecodeError:
         return Decoded(address, data[offset:offset + 4], None, None)
-    text, target = _render(inst), _branch_target(inst, address)
+    target = _branch_target(inst, address)
     label = labels.get(target) if target is not None else None
-    if label is not None and text is not None:
+    if label is not None:
         text = f"{text.rpartition(' ')[0]} {label}"  # the label is the last operand in LLVM's syntax
     return Decoded(address, data[offset:offset + inst.size], inst, text, target, label)
 

@@ -1,27 +1,15 @@
 """Code objects: metadata and descriptors against LLVM's facts, disassembly against llvm-objdump-22 -d.
 
 The objects, their sources and LLVM's outputs are in tests/data/codeobjects (rebuilt by build.sh
-there); nothing here runs LLVM.
-
-Which disassembly lines are compared: all of them, except an instruction line for which we print
-`.long` (no syntax module renders its format yet) where LLVM printed an instruction. Such a line is
-"pending": its address, bytes and branch annotation must still equal LLVM's, and its bytes must
-decode; only the text waits for its syntax module. `test_whole_file_equals_llvm` is the final goal
-and reports, while lines are pending, which formats they wait for.
+there); nothing here runs LLVM except the test marked `llvm`. Every listing line must equal LLVM's.
 """
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from gpubench.isa import codeobject
-from gpubench.isa.arch import ISA
 from gpubench.isa.codeobject import CodeObject, CodeObjectError, KernelDescriptor, TargetId, objdump
-from gpubench.isa.decoder import decode
-from gpubench.isa.targets import TARGETS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "codeobjects"
 
@@ -93,80 +81,15 @@ def our_and_llvm_lines(obj: str, expected: str, wave: int | None) -> tuple[list[
     return ours.splitlines(), (DATA / expected).read_text().splitlines()
 
 
-def split_line(line: str) -> tuple[str, str]:
-    """An instruction line's text and its `// address: bytes [<target>]` part."""
-    text, _, comment = line.partition("// ")
-    return text.rstrip(), comment
-
-
-def pending_format(code: CodeObject, ours: str, llvm: str, wave: int | None) -> str | None:
-    """The format an instruction line waits for, if it is pending (see the module docstring)."""
-    if not ours.startswith("\t.long ") or llvm.startswith("\t.long "):
-        return None
-    address, _, raw = split_line(ours)[1].partition(": ")
-    data = b"".join(int(word, 16).to_bytes(4, "little") for word in raw.split(" <")[0].split())
-    isa = ISA.get(code.target, wave or code.wave_size_at(int(address, 16)))
-    inst = decode(isa, data)  # a pending line decodes: only its text is missing
-    assert inst.size == len(data)
-    return inst.fmt.name
-
-
 # -- disassembly --
 
 
 @pytest.mark.parametrize("obj,expected,wave", DUMPS, ids=[e for _, e, _ in DUMPS])
-def test_lines_match_llvm(obj, expected, wave):
-    code = load(obj)
+def test_listing_equals_llvm_objdump(obj, expected, wave):
     ours, llvm = our_and_llvm_lines(obj, expected, wave)
-    assert len(ours) == len(llvm)
     for number, (our, their) in enumerate(zip(ours, llvm), 1):
-        if pending_format(code, our, their, wave):
-            assert split_line(our)[1] == split_line(their)[1], f"line {number}: address, bytes or target differ"
-        else:
-            assert our == their, f"line {number}"
-
-
-@pytest.mark.parametrize("obj,expected,wave", DUMPS, ids=[e for _, e, _ in DUMPS])
-def test_whole_file_equals_llvm(obj, expected, wave):
-    code = load(obj)
-    ours, llvm = our_and_llvm_lines(obj, expected, wave)
-    pending = [f for f in (pending_format(code, o, t, wave) for o, t in zip(ours, llvm)) if f]
-    if pending:
-        pytest.xfail(f"{len(pending)} of {len(llvm)} lines wait for the syntax of {', '.join(sorted(set(pending)))}")
-    assert ours == llvm
-
-
-def llvm_mc_texts(target: str, wave: int, encodings: set[bytes]) -> dict[bytes, str]:
-    """llvm-mc-22's text for each encoding, from one run (its -show-encoding pairs them up)."""
-    wave64 = ["-mattr=+wavefrontsize64"] if wave == 64 and TARGETS[target].wave_sizes[0] == 32 else []
-    listing = "\n".join(",".join(f"0x{b:02x}" for b in data) for data in encodings)
-    out = subprocess.run(["llvm-mc-22", "--disassemble", "-show-encoding", "-triple=amdgcn-amd-amdhsa",
-                          f"-mcpu={target}", *wave64], input=listing, capture_output=True, text=True).stdout
-    texts = {}
-    for line in out.splitlines():
-        text, _, encoding = line.partition("; encoding: [")
-        if encoding:
-            texts[bytes(int(b, 16) for b in encoding.rstrip("]").split(","))] = text.strip()
-    return texts
-
-
-@pytest.mark.llvm
-@pytest.mark.skipif(shutil.which("llvm-mc-22") is None, reason="needs llvm-mc-22")
-@pytest.mark.parametrize("obj,expected,wave", DUMPS, ids=[e for _, e, _ in DUMPS])
-def test_whole_file_with_llvm_mc_as_syntax(obj, expected, wave, monkeypatch):
-    """Everything but the syntax modules is done: with llvm-mc's text for each instruction (what
-    the syntax modules are to produce), the whole output is LLVM's."""
-    wanted: dict[tuple[str, int], set[bytes]] = {}
-
-    def record(inst):
-        wanted.setdefault((inst.isa.target.name, inst.isa.wave_size), set()).add(inst.bytes)
-
-    monkeypatch.setattr(codeobject, "_render", record)
-    objdump(DATA / obj, name=obj, wave_size=wave)
-    texts = {key: llvm_mc_texts(*key, encodings) for key, encodings in wanted.items()}
-    monkeypatch.setattr(codeobject, "_render",
-                        lambda inst: texts[inst.isa.target.name, inst.isa.wave_size].get(inst.bytes))
-    assert objdump(DATA / obj, name=obj, wave_size=wave) == (DATA / expected).read_text()
+        assert our == their, f"line {number}"
+    assert len(ours) == len(llvm)
 
 
 def test_bytes_are_named_stdin():
@@ -174,10 +97,9 @@ def test_bytes_are_named_stdin():
     assert objdump(data).startswith("\n<stdin>:\tfile format elf64-amdgpu\n\nDisassembly of section .text:\n")
 
 
-def test_branch_to_plain_label_is_named_not_annotated(monkeypatch):
-    # LLVM's text for the loop's backward branch; named by `loop`, an STT_NOTYPE symbol, in the
-    # operand, and then without the ` <loop>` annotation.
-    monkeypatch.setattr(codeobject, "_render", lambda inst: "s_cbranch_scc1 65532")
+def test_branch_to_plain_label_is_named_not_annotated():
+    # The loop's backward branch (`s_cbranch_scc1 65532` in llvm-mc's text) is named by `loop`, an
+    # STT_NOTYPE symbol, in the operand, and then has no ` <loop>` annotation.
     kernel = load("branches-gfx1100.hsaco").kernels[0]
     branch = next(d for d in kernel.instructions if d.address == 0x1524)
     assert (branch.text, branch.target, branch.label) == ("s_cbranch_scc1 loop", 0x1518, "loop")

@@ -89,7 +89,6 @@ class DualIssue(FormatSyntax):
                                      for half, idef in ((HALF_X, inst.idef), (HALF_Y, inst.idef_y)))
 
     def render_half(self, inst: Instruction, half: Half, idef: InstrDef) -> str:
-        isa = inst.isa
         if "vsrc1" not in layout(idef) and inst[half.vsrc1]:
             raise vop3p.EncodingError(f"{idef.name.lower()} has no vsrc1, but its field is not 0")
         texts = []
