@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 
-from gpubench.isa.decoder import Instruction
 from gpubench.isa.model import InstrDef, Operand
 from gpubench.isa.syntax import operands as ops
 from gpubench.isa.syntax.statement import AsmError, Piece
@@ -21,42 +20,6 @@ def is_float(operand: Operand | None) -> bool:
     return bool(operand) and ("_F" in operand.fmt or "BF" in operand.fmt)
 
 
-def literal_of(inst: Instruction) -> int | None:
-    return inst.get("literal")
-
-
-def render_source(inst: Instruction, field: str, operand: Operand | None) -> str:
-    """A source operand (SrcField/SSrcField/VGPRField value) as LLVM prints it."""
-    value = inst[field]
-    fld = inst.fmt.field(field)
-    if fld.kind == "VGPRField":
-        value += ops.VGPR_BASE
-    if value == ops.LITERAL:
-        literal = literal_of(inst)
-        text = ops.literal_text(literal)
-        # A literal that an inline constant could have expressed is marked, so it survives a round trip.
-        return f"lit({text})" if _inline_equivalent(literal, operand) is not None else text
-    name = ops.source_name(value, dwords(operand), inst.isa.arch, operand_bits(operand))
-    if name is None:
-        raise ValueError(f"{inst.name}: {field}={value} names no operand")
-    return name
-
-
-def _inline_equivalent(literal: int, operand: Operand | None) -> int | None:
-    bits = operand_bits(operand)
-    if is_float(operand):
-        for code in range(240, 249):
-            if ops.float_bits(_float_of(code), bits) == literal:
-                return code
-        return None
-    signed = literal - (1 << 32) if literal & 0x80000000 else literal
-    return ops.encode_inline_int(signed)
-
-
-def _float_of(code: int) -> float:
-    return float(ops.inline_constant(code, 32))
-
-
 _LIT = re.compile(r"^lit\((.*)\)$")
 
 
@@ -72,7 +35,8 @@ def parse_source(piece: Piece, operand: Operand | None, arch: str, allow_literal
     if reg is not None:
         if reg.file == "a":
             raise piece.error("invalid operand for instruction")
-        if reg.count != dwords(operand) and reg.value < 240 and not (reg.count == 1 and reg.value >= 235):
+        if reg.count != dwords(operand) and reg.value < 240 and not (reg.count == 1 and reg.value >= 235) \
+                and not ops.is_null(reg, arch):
             raise piece.error("invalid operand for instruction")
         return reg.value, None
     number = ops.parse_int(text)
@@ -97,13 +61,6 @@ def parse_source(piece: Piece, operand: Operand | None, arch: str, allow_literal
     if not allow_literal:
         raise piece.error("literal operands are not supported")
     return ops.LITERAL, literal
-
-
-def parse_scalar_dest(piece: Piece, operand: Operand | None, arch: str) -> int:
-    reg = ops.parse_register(piece.text, arch)
-    if reg is None or reg.file != "s" or reg.value >= 128 or reg.count != dwords(operand):
-        raise piece.error("invalid operand for instruction")
-    return reg.value
 
 
 def parse_vgpr(piece: Piece, operand: Operand | None, arch: str) -> int:

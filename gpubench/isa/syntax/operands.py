@@ -23,10 +23,16 @@ _SPECIAL_CDNA = {102: ("flat_scratch_lo", "flat_scratch"), 103: ("flat_scratch_h
 _NAMED_SOURCES = {235: "src_shared_base", 236: "src_shared_limit", 237: "src_private_base",
                   238: "src_private_limit", 239: "src_pops_exiting_wave_id", 251: "src_vccz",
                   252: "src_execz", 253: "src_scc", 254: "src_lds_direct"}
+# gfx940+ name the flat-scratch base of the wave as sources too.
+_NAMED_SOURCES_CDNA = {**_NAMED_SOURCES, 230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_base_hi"}
 _FLOAT_CONSTANTS = {240: 0.5, 241: -0.5, 242: 1.0, 243: -1.0, 244: 2.0, 245: -2.0, 246: 4.0, 247: -4.0}
 INV_2PI = 248
 _INV_2PI_TEXT = {16: "0.15915494", 32: "0.15915494", 64: "0.15915494309189532"}
 TTMP_BASE = 108
+
+
+def named_sources(arch: str) -> dict[int, str]:
+    return _NAMED_SOURCES_CDNA if arch == "cdna" else _NAMED_SOURCES
 
 
 def special_registers(arch: str) -> dict[int, tuple[str, str | None]]:
@@ -71,8 +77,9 @@ def source_name(value: int, count: int, arch: str, bits: int = 32) -> str | None
         return register_range("v", value - VGPR_BASE, count)
     if value < 128:
         return scalar_name(value, count, arch)
-    if value in _NAMED_SOURCES:
-        return _NAMED_SOURCES[value]
+    named = named_sources(arch)
+    if value in named:
+        return named[value]
     return inline_constant(value, bits)
 
 
@@ -119,10 +126,15 @@ def parse_register(text: str, arch: str) -> Register | None:
             return Register("s", value, 2)
     if text == "scc":
         return Register("s", 253, 1)
-    for value, name in _NAMED_SOURCES.items():
+    for value, name in named_sources(arch).items():
         if text in (name, name.removeprefix("src_")):
             return Register("s", value, 1)
     return None
+
+
+def is_null(reg: Register, arch: str) -> bool:
+    """NULL stands for an operand of any width."""
+    return reg.file == "s" and special_registers(arch).get(reg.value, ("",))[0] == "null"
 
 
 def parse_int(text: str) -> int | None:
