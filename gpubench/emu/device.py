@@ -129,8 +129,11 @@ class KernelHandle:
         block = tuple(block) + (1,) * (3 - len(block))
         dev, desc = self.device, self.kernel.descriptor
         isa = ISA.get(dev.target, desc.wave_size)
-        kernarg = dev.alloc(max(1, len(self.kernargs(args, grid, block))), name="kernarg")
-        kernarg.data[:] = np.frombuffer(self.kernargs(args, grid, block) or b"\0", np.uint8)
+        segment = self.kernargs(args, grid, block)
+        # Compilers load kernel arguments in wide scalar loads that may read past the segment's end
+        # (s_load_b256 of the last 8 bytes): the segment gets a page of its own, like the runtime's.
+        kernarg = dev.alloc(-(-max(1, len(segment)) // PAGE) * PAGE, name="kernarg")
+        kernarg.data[:len(segment)] = np.frombuffer(segment, np.uint8)
         groups = grid[0] * grid[1] * grid[2]
         threads = block[0] * block[1] * block[2]
         per_group = -(-threads // desc.wave_size)
@@ -152,7 +155,12 @@ class KernelHandle:
 
 def _pack(out: bytearray, spec: dict, value) -> None:
     offset, size = spec[".offset"], spec[".size"]
-    if isinstance(value, float):
+    if isinstance(value, np.generic):  # a numpy scalar carries its own width
+        data = value.tobytes()
+        if len(data) != size:
+            raise TypeError(f"argument at offset {offset} is {size} bytes; got a {value.dtype} ({len(data)} bytes)")
+        out[offset:offset + size] = data
+    elif isinstance(value, float):
         out[offset:offset + size] = struct.pack({4: "<f", 8: "<d", 2: "<e"}[size], value)
     else:
         out[offset:offset + size] = (int(value) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")

@@ -107,8 +107,9 @@ def run(ctx: Context, watchdog: Watchdog = Watchdog()) -> None:
             inst, handler = program.step(pc)
             handler(ctx, waves)
         except PageFault as fault:
-            fault.context.update(pc=f"0x{pc:x}", instruction=program.describe(pc).split(": ", 1)[-1],
-                                 workgroup=int(w.workgroup[waves[0]]), wave=int(w.wave_id[waves[0]]))
+            fault.context.setdefault("workgroup", int(w.workgroup[waves[0]]))
+            fault.context.setdefault("wave", int(w.wave_id[waves[0]]))
+            fault.context.update(pc=f"0x{pc:x}", instruction=program.describe(pc).split(": ", 1)[-1])
             raise GPUPageFault(fault) from None
         except (Unsupported, DecodeError, ValueError) as e:
             raise ExecutionError(f"cannot execute {program.describe(pc)}: {e}") from None

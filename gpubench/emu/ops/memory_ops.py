@@ -7,6 +7,8 @@ Widths come from the operand tables; signedness and 16-bit halves from the mnemo
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from gpubench.emu.context import Context
@@ -65,16 +67,32 @@ def _global_address(ctx: Context, inst: Instruction, waves: np.ndarray) -> np.nd
     return address + offset
 
 
+@contextmanager
+def naming_lanes(ctx: Context, wave_of_access: np.ndarray, lane_of_access: np.ndarray):
+    """A fault in a flattened per-lane access names the wave and lane it came from."""
+    from gpubench.emu.memory import PageFault
+    try:
+        yield
+    except PageFault as fault:
+        if fault.lane is not None:
+            wave = int(wave_of_access[fault.lane])
+            fault.context.update(wave=int(ctx.waves.wave_id[wave]), workgroup=int(ctx.waves.workgroup[wave]))
+            fault.lane = int(lane_of_access[fault.lane])
+        raise
+
+
 def _access(inst: Instruction) -> tuple[int, bool, bool]:
-    """(bytes per lane, sign-extend, into the high 16 bits) for a load or store."""
-    suffix = inst.name.rsplit("_", 1)[-1]
-    if inst.name.endswith("_D16_HI") or "_D16_HI_" in inst.name:
-        size, signed = SUBDWORD.get(inst.name.split("_")[-3], (2, False))
-        return size, signed, True
+    """(bytes per lane, sign-extend, into the high 16 bits) for a load or store.
+
+    GLOBAL_LOAD_D16_HI_U8 loads one byte zero-extended into bits 31:16; GLOBAL_STORE_B16_D16_HI
+    stores bits 31:16; a plain B16/U8/I8 access uses the low bits.
+    """
+    high = "_D16_HI" in inst.name
+    suffix = inst.name.removesuffix("_D16_HI").rsplit("_", 1)[-1]
     if suffix in SUBDWORD:
-        return *SUBDWORD[suffix], False
+        return *SUBDWORD[suffix], high
     data = inst.idef.operand("vdst") or inst.idef.operand("data")
-    return data.bits // 8, False, False
+    return data.bits // 8, False, high
 
 
 @factory
@@ -93,6 +111,12 @@ def global_memory(inst: Instruction):
         lane_addresses = address[wave_index, lane]
         vgpr = ctx.waves.vgpr
         w = waves[wave_index]
+        with naming_lanes(ctx, w, lane):
+            transfer(ctx, w, lane, lane_addresses)
+        ctx.waves.pc[waves] += inst.size
+
+    def transfer(ctx: Context, w: np.ndarray, lane: np.ndarray, lane_addresses: np.ndarray) -> None:
+        vgpr = ctx.waves.vgpr
         if load:
             raw = ctx.memory.read(lane_addresses, size)
             dest = inst["vdst"]
@@ -115,6 +139,5 @@ def global_memory(inst: Instruction):
                 words = words >> 16
             data = np.ascontiguousarray(words, dtype=np.uint32).view(np.uint8).reshape(len(w), -1)
             ctx.memory.write(lane_addresses, data[:, :size])
-        ctx.waves.pc[waves] += inst.size
 
     return run
