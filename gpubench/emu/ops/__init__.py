@@ -6,6 +6,8 @@ their PC (most: the next instruction). Handlers are built once per distinct inst
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
 
 import numpy as np
@@ -27,10 +29,18 @@ def factory(fn):
     return fn
 
 
+def _load_factories() -> None:
+    """Import every handler module once. The hand-written (manual) ones register first, so they win
+    over pseudocode that is prose or covers less than the hardware does; `alu` comes last."""
+    if FACTORIES:
+        return
+    names = sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in ("alu", "operands"))
+    for name in [*names, "alu"]:
+        importlib.import_module(f"{__name__}.{name}")
+
+
 def handler_for(inst: Instruction) -> Handler:
-    # Manual semantics first: they override pseudocode that is prose or covers less than the hardware does.
-    from gpubench.emu.ops import control, memory_ops  # noqa: F401  (they register themselves)
-    from gpubench.emu.ops import alu  # noqa: F401
+    _load_factories()
     for make in FACTORIES:
         handler = make(inst)
         if handler is not None:

@@ -3,6 +3,7 @@ hardware's address calculation, written here once per family).
 
 SMEM: ADDR = SGPR pair (or a buffer descriptor's base) + immediate offset + SGPR offset.
 GLOBAL: ADDR = (SGPR pair + 32-bit VGPR offset) or (64-bit VGPR address) + signed immediate.
+FLAT: ADDR = 64-bit VGPR address + immediate.
 Widths come from the operand tables; signedness and 16-bit halves from the mnemonic.
 """
 from __future__ import annotations
@@ -98,7 +99,9 @@ def _access(inst: Instruction) -> tuple[int, bool, bool]:
 @factory
 def global_memory(inst: Instruction):
     root = inst.isa.root_of(inst.fmt)
-    if root not in ("GLOBAL", "VGLOBAL") or not ("_LOAD_" in inst.name or "_STORE_" in inst.name) \
+    # FLAT addresses are treated as global ones: an address in the LDS or scratch aperture is unmapped
+    # in the emulator's address space and faults, naming it.
+    if root not in ("GLOBAL", "VGLOBAL", "FLAT", "VFLAT") or not ("_LOAD_" in inst.name or "_STORE_" in inst.name) \
             or "_LDS_" in inst.name or "ADDTID" in inst.name:
         return None
     size, signed, high = _access(inst)
