@@ -104,10 +104,25 @@ class AddressSpace:
             raise PageFault(int(addresses[lane]), write, "unmapped", lane)
         return safe, (addresses - bases[safe]).astype(np.int64)
 
+    def _single_mapping(self, addresses: np.ndarray, size: int, write: bool) -> tuple[Mapping, np.ndarray] | None:
+        """The common case, checked cheaply: every address in one mapping -> (it, offsets)."""
+        low, high = int(addresses.min()), int(addresses.max())
+        mapping = self.find(low)
+        if mapping is None or high + size > mapping.end or (write and not mapping.writable):
+            return None
+        return mapping, addresses.astype(np.int64) - mapping.base
+
     def read(self, addresses: np.ndarray, size: int) -> np.ndarray:
         """``size`` bytes from each address: a [lanes, size] uint8 array."""
         if addresses.size == 0:
             return np.zeros((0, size), np.uint8)
+        single = self._single_mapping(addresses, size, write=False)
+        if single is not None:
+            mapping, offset = single
+            if size % 4 == 0 and not (offset & 3).any() and mapping.base % 4 == 0 and mapping.size % 4 == 0:
+                words = mapping.data.view(np.uint32)[(offset >> 2)[:, None] + np.arange(size // 4)]
+                return words.view(np.uint8)
+            return mapping.data[offset[:, None] + np.arange(size)]
         index, offset = self._resolve(addresses, size, write=False)
         out = np.empty((addresses.size, size), np.uint8)
         span = np.arange(size)
@@ -121,6 +136,11 @@ class AddressSpace:
         if addresses.size == 0:
             return
         size = values.shape[1]
+        single = self._single_mapping(addresses, size, write=True)
+        if single is not None:
+            mapping, offset = single
+            mapping.data[offset[:, None] + np.arange(size)] = values
+            return
         index, offset = self._resolve(addresses, size, write=True)
         span = np.arange(size)
         for i in np.unique(index):
