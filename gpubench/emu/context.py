@@ -17,7 +17,7 @@ class Context:
     memory: AddressSpace
     lds: np.ndarray  # uint8 [workgroups, lds bytes]
     scratch: np.ndarray  # uint8 [waves, lanes, private bytes]: each lane's private segment
-    stats: dict = field(default_factory=lambda: {"wave_instructions": 0, "steps": 0})
+    stats: dict = field(default_factory=lambda: {"wave_instructions": 0, "steps": 0, "lane_operations": 0})
 
 
 class ExecutionError(RuntimeError):

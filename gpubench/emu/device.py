@@ -47,9 +47,10 @@ class Buffer:
 
 @dataclass
 class LaunchStats:
-    wave_instructions: int
-    steps: int
+    wave_instructions: int  # instructions executed, summed over waves
+    steps: int  # instructions issued (one step runs one instruction for every wave at its PC)
     waves: int
+    lane_operations: int  # active lanes summed over wave-instructions
 
 
 class Device:
@@ -150,7 +151,7 @@ class KernelHandle:
             executor.run(ctx, watchdog)
         finally:
             dev.memory.unmap(kernarg.address)
-        return LaunchStats(ctx.stats["wave_instructions"], ctx.stats["steps"], waves.count)
+        return LaunchStats(ctx.stats["wave_instructions"], ctx.stats["steps"], waves.count, ctx.stats["lane_operations"])
 
 
 def _pack(out: bytearray, spec: dict, value) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 from gpubench.emu.context import Context, ExecutionError
 from gpubench.emu.memory import PageFault
 from gpubench.emu.ops import Handler, Unsupported, handler_for
-from gpubench.emu.waves import WaveState
+from gpubench.emu.waves import EXEC_LO, WaveState
 from gpubench.isa.decoder import DecodeError, Instruction, decode
 from gpubench.isa.disasm import disassemble_at
 
@@ -103,6 +103,9 @@ def run(ctx: Context, watchdog: Watchdog = Watchdog()) -> None:
         pcs = w.pc[running]
         pc = int(pcs.min())
         waves = running[pcs == pc]
+        active_lanes = np.bitwise_count(w.sgpr[waves, EXEC_LO]).sum(dtype=np.int64)
+        if w.wave_size == 64:
+            active_lanes += np.bitwise_count(w.sgpr[waves, EXEC_LO + 1]).sum(dtype=np.int64)
         try:
             inst, handler = program.step(pc)
             handler(ctx, waves)
@@ -116,6 +119,7 @@ def run(ctx: Context, watchdog: Watchdog = Watchdog()) -> None:
         w.executed[waves] += 1
         ctx.stats["wave_instructions"] += len(waves)
         ctx.stats["steps"] += 1
+        ctx.stats["lane_operations"] += int(active_lanes)
         if ctx.stats["wave_instructions"] > watchdog.max_wave_instructions or \
                 time.perf_counter() - start > watchdog.max_seconds:
             raise WatchdogTimeout(_hang_report(ctx, program, watchdog))

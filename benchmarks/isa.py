@@ -1,6 +1,6 @@
 """Throughput of decode, decode+disassemble and assemble, against llvm-mc-22 in the same run.
 
-    python tools/bench.py [--target gfx1100] [--repeat 3]
+    python benchmarks/isa.py [--target gfx1100] [--repeat 3]
 
 The input is the committed LLVM corpus (tests/corpus/<target>.jsonl): every entry our decoder and
 syntax accept. llvm-mc is timed on the same instructions in one process (its start-up, ~20 ms,
