@@ -81,15 +81,22 @@ def disasm(mcpu: str, mattr: str | None, show_encoding: bool, source) -> None:
 @mcpu_option
 @mattr_option
 @encoding_option
-@click.option("-o", "output", type=click.File("wb"), help="write the raw instruction bytes here")
+@click.option("--filetype", "-filetype", "filetype", type=click.Choice(["asm", "obj"]), default="asm",
+              show_default=True, help="obj: write a code object (as llvm-mc -filetype=obj, then ld.lld -shared)")
+@click.option("-o", "output", type=click.File("wb"), help="write the raw instruction bytes (or the code object) here")
 @click.argument("source", type=click.File("r"), default="-")
-def asm(mcpu: str, mattr: str | None, show_encoding: bool, output, source) -> None:
+def asm(mcpu: str, mattr: str | None, show_encoding: bool, filetype: str, output, source) -> None:
     """Assemble LLVM-syntax AMDGPU assembly; print it back as llvm-mc does (canonical text)."""
     from gpubench.isa.asm import AssemblyError, assemble
     from gpubench.isa.decoder import decode
     from gpubench.isa.disasm import disassemble
+    from gpubench.isa.elfwriter import assemble_code_object
     isa = _isa(mcpu, mattr)
     try:
+        if filetype == "obj":
+            code_object = assemble_code_object(isa, source.read(), source.name, mattr)
+            (output or click.get_binary_stream("stdout")).write(code_object)
+            return
         program = assemble(isa, source.read(), filename=source.name)
     except AssemblyError as e:
         click.echo(str(e), err=True)
@@ -101,6 +108,8 @@ def asm(mcpu: str, mattr: str | None, show_encoding: bool, output, source) -> No
     for line in program.lines:
         if line.kind == "label":
             click.echo(f"{line.text}:")
+        elif line.kind == "block":  # .amdhsa_kernel and the like, echoed as written
+            click.echo(line.text)
         elif line.kind == "directive":
             click.echo("\t" + "\t".join(line.text.split(None, 1)))
         else:

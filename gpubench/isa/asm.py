@@ -69,7 +69,7 @@ class AssembledLine:
     data: bytes
     kind: str = "instruction"  # or "label", "directive", "block"
     section: str = ".text"
-    block: object = None  # a block's parse by gpubench.isa.amdhsa (KernelBlock, metadata dict, ...)
+    block: object = None  # a block as gpubench.isa.amdhsa parsed it: KernelBlock, MetadataBlock, ArgsBlock
 
 
 @dataclass
