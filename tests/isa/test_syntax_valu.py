@@ -116,6 +116,82 @@ FROM_CORPUS = [
     ("gfx950", None, "0202e8d104811904", "v_mad_u64_u32 v[2:3], s[2:3], v4, 64, v[6:7]"),
 ]
 
+# LLVM decodes some encodings that its register classes do not allow and prints a remark: we print
+# the same text (llvm-mc --disassemble); the assembler reads past the /* */ remark.
+_LO128_V = "/*Invalid register, operand has 'VGPR_32_Lo128' register class*/"
+REMARKS = [
+    # RDNA4's fake16 e32 16-bit sources reach v0..v127 only
+    ("gfx1201", None, "fe17fe7f", "v_cvt_f32_f16_e32 v255, v254/*Invalid register, operand has 'VS_32_Lo128' register class*/"),
+    ("gfx1201", None, "fad4fe7ffee400ff", f"v_cvt_i32_i16_dpp v255, v254{_LO128_V} quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"),
+    ("gfx1201", None, "fffe057d78563412", f"v_cmpx_eq_f16_e32 0x5678, v255{_LO128_V}"),
+    # constants where a lane mask or a VGPR goes, scalars where a VGPR goes and the other way round
+    ("gfx1100", None, "010001d502071e02", "v_cndmask_b32_e64 v1, v2, v3, 7/*Invalid immediate*/"),
+    ("gfx1100", None, "0304047e", "v_readfirstlane_b32 s2, s3/*Invalid register, operand has 'VRegOrLds_32' register class*/"),
+    ("gfx1100", None, "03053a7f", "v_readfirstlane_b32 29/*Invalid immediate*/, v3"),
+    ("gfx1100", None, "0105fa7e", "v_readfirstlane_b32 m0/*Invalid register, operand has 'SReg_32_XM0' register class*/, v1"),
+    ("gfx1201", None, "ff04047e78563412", "v_readfirstlane_b32 s2, 0x12345678/*Invalid immediate*/"),
+    ("gfx1100", None, "ff0060d7ffd2000078563412", "v_readlane_b32 0x12345678/*Invalid immediate*/, 0x12345678/*Invalid immediate*/, s105"),
+    ("gfx1201", None, "7e0080d603000000", "v_s_exp_f32 exec_lo/*Invalid register, operand has 'SReg_32_XEXEC' register class*/, s3"),
+    ("gfx942", None, "01008ad203070000", "v_writelane_b32 v1, v3/*Invalid register, operand has 'SReg_32' register class*/, s3"),
+    ("gfx1100", None, "64cc047f", "v_swap_b16 v2.h, s100/*Invalid register, operand has 'VGPR_16_Lo128' register class*/"),
+    # CDNA's odd VGPR tuples, and its 64-bit DPP controls other than row_newbcast
+    ("gfx942", None, "0208027e", "v_cvt_f64_i32_e32 v[1:2]/*Invalid register, operand has 'VReg_64_Align2' register class*/, s2"),
+    ("gfx942", None, "fa30047e044301ff", "v_ceil_f64_dpp v[2:3], v[4:5]  /* DP ALU dpp only supports row_newbcast */ row_mask:0xf bank_mask:0xf"),
+    ("gfx1100", None, "fa040006013001ff", "v_add_f32_dpp v0, v1, v2 /* wave_shl is not supported starting from GFX10 */ row_mask:0xf bank_mask:0xf"),
+    ("gfx942", None, "fa040002016001ff", "v_add_f32_dpp v0, v1, v2 /* row_xmask is not supported on ASICs earlier than GFX10 */ row_mask:0xf bank_mask:0xf"),
+    ("gfx1201", None, "fa040006017001ff", "v_add_f32_dpp v0, v1, v2 /* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf"),
+    ("gfx942", None, "fa08040806e408ff", "v_fmac_f64_dpp v[2:3], v[6:7], v[4:5]  /* DP ALU dpp only supports row_newbcast */ row_mask:0xf bank_mask:0xf bound_ctrl:1"),
+]
+
+# Remark-laden texts that LLVM assembles again: to its bytes, which for RDNA4's VOPC DPP with a 16-bit
+# operand past v127 are the VOP3 (e64) DPP form.
+REMARK_ROUND_TRIPS = [
+    ("gfx1201", None, "020081d601010000", "v_s_exp_f16 s2, v1/*Invalid register, operand has 'SReg_32' register class*/", "020081d601010000"),
+    ("gfx1201", None, "fafefb7dfee400ff", f"v_cmpx_class_f16 v254{_LO128_V}, v255{_LO128_V} quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+     "7e00fdd4fafe0300fee400ff"),
+    ("gfx1201", 32, "e9fefb7cfe88c6fa", f"v_cmp_class_f16 vcc_lo, v254{_LO128_V}, v255{_LO128_V} dpp8:[0,1,2,3,4,5,6,7]",
+     "6a007dd4e9fe0300fe88c6fa"),
+]
+
+# Fixed cases, with LLVM's encoding of its own text (canonical: ignored op_sel bits cleared, the
+# literal of a 16-bit operand truncated): op_sel as LLVM writes it (none for RDNA4's fake16 operations and CDNA's legacy ones,
+# none for packed sources, no destination entry for RDNA's v_cmpx), byte_sel, lane-swap flags,
+# operand widths and literals.
+FIXED = [
+    ("gfx1201", None, "01100ad702070200", "v_max_i16 v1, v2, v3", "01000ad702070200"),
+    ("gfx1201", None, "014039d702070200", "v_lshrrev_b16 v1, v2, v3", "010039d702070200"),
+    ("gfx1201", None, "014062d7ff06020078563412", "v_and_b16 v1, 0x5678, v3", "010062d7ff06020078560000"),
+    ("gfx1201", None, "011067d602071204", "v_dot2_bf16_bf16 v1, v2, v3, v4", "010067d602071204"),
+    ("gfx1201", None, "010883d6ff00000078563412", "v_s_log_f16 s1, 0x5678", "010083d6ff00000078560000"),
+    ("gfx1201", 32, "01085dd6e9040a000388c6fa", "v_cndmask_b16_e64_dpp v1, v3, v2, s2 dpp8:[0,1,2,3,4,5,6,7]", "01005dd6e9040a000388c6fa"),
+    ("gfx1201", None, "0208eed504010000", "v_cvt_pk_f32_fp8_e64 v[2:3], v4 op_sel:[1,0]", "0208eed504010000"),
+    ("gfx1201", None, "0110edd5ff00000078563412", "v_cvt_f32_bf8_e64 v1, 0x12345678 byte_sel:1", "0110edd5ff00000078563412"),
+    ("gfx1201", None, "0108ecd5ff00000078563412", "v_cvt_f32_fp8_e64 v1, 0x12345678 byte_sel:2", "0108ecd5ff00000078563412"),
+    ("gfx1100", 32, "01205dd602070a00", "v_cndmask_b16 v1, v2, v3, s2", "01005dd602070a00"),
+    ("gfx1100", None, "011066d602071204", "v_dot2_f16_f16 v1.l, v2, v3, v4.l", "010066d602071204"),
+    ("gfx1100", None, "7e08bad4e90202000288c6fa", "v_cmpx_eq_u16_e64_dpp v2.h, v1.l op_sel:[1,0] dpp8:[0,1,2,3,4,5,6,7]", "7e08bad4e90202000288c6fa"),
+    ("gfx942", None, "0178eed102071204", "v_fma_legacy_f16 v1, v2, v3, v4", "0100eed102071204"),
+    ("gfx942", None, "0120ecd102071204", "v_mad_legacy_i16 v1, v2, v3, v4", "0100ecd102071204"),
+    ("gfx942", None, "024096d104010000", "v_cvt_pk_f32_fp8_e64 v[2:3], v4", "020096d104010000"),
+    ("gfx950", None, "01784fd202071204", "v_cvt_scalef32_sr_pk_fp4_bf16 v1, v2, v3, v4 op_sel:[1,1,1,1]", "01784fd202071204"),
+    ("gfx950", None, "080063d218050000", "v_cvt_scalef32_pk32_bf16_bf6 v[8:23], v[24:29], s2", "080063d218050000"),
+    ("gfx950", None, "ffb6027effff0000", "v_cvt_f32_bf16_e32 v1, lit(0xffff)", "ffb6027effff0000"),
+    ("gfx950", None, "011099d102010000", "v_permlane16_swap_b32_e64 v1, v2 bound_ctrl:1", "011099d102010000"),
+    ("gfx950", None, "010899d102010000", "v_permlane16_swap_b32_e64 v1, v2 fi:1", "010899d102010000"),
+]
+
+# Texts LLVM prints but cannot assemble: disassembly only.
+DISASSEMBLY_ONLY = REMARKS + [
+    ("gfx950", None, "ffb6027e78563412", "v_cvt_f32_bf16_e32 v1, 0x12345678"),
+    ("gfx950", None, "ffb6027e00000080", "v_cvt_f32_bf16_e32 v1, lit(0x80000000)"),
+    ("gfx1201", None, "01002bd5fa0e010003e400ff", "v_fmac_f32_e64_dpp v1, v3, 0x87 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"),
+    ("gfx1100", None, "010036d5e9e401000388c6fa", "v_fmac_f16_e64_dpp v1.l, v3.l, 0xf2 dpp8:[0,1,2,3,4,5,6,7]"),
+    # random words LLVM accepts: flat-scratch bases, odd SGPR pairs, unused source fields
+    ("gfx1100", None, "e62e7d56", "v_fmac_f32_e32 v62, src_flat_scratch_base_lo, v151"),
+    ("gfx942", None, "daa5e1d1434ed0a3", "v_div_scale_f64 v[218:219], s[36:37], -s[66:67], s[38:39], neg(2.0) clamp"),
+    ("gfx1100", None, "0f81a2d4390c4d04", "v_cmpx_eq_f64_e64 |s[56:57]|, 6 clamp"),
+]
+
 ROUND_TRIPS = HAND_PICKED + FROM_CORPUS
 
 
@@ -126,6 +202,40 @@ def test_disassembles_like_llvm(target, wave, data, text):
 
 @pytest.mark.parametrize("target,wave,data,text", ROUND_TRIPS)
 def test_assembles_like_llvm(target, wave, data, text):
+    assert assemble(ISA.get(target, wave), text).data.hex() == data
+
+
+@pytest.mark.parametrize("target,wave,data,text,encoding", FIXED)
+def test_fixed_cases_like_llvm(target, wave, data, text, encoding):
+    isa = ISA.get(target, wave)
+    assert disassemble(decode(isa, bytes.fromhex(data))) == text
+    assert assemble(isa, text).data.hex() == encoding
+
+
+@pytest.mark.parametrize("target,wave,data,text", DISASSEMBLY_ONLY)
+def test_disassembles_remarks_like_llvm(target, wave, data, text):
+    assert disassemble(decode(ISA.get(target, wave), bytes.fromhex(data))) == text
+
+
+@pytest.mark.parametrize("target,wave,data,text,encoding", REMARK_ROUND_TRIPS)
+def test_remarks_round_trip_like_llvm(target, wave, data, text, encoding):
+    isa = ISA.get(target, wave)
+    assert disassemble(decode(isa, bytes.fromhex(data))) == text
+    assert assemble(isa, text).data.hex() == encoding
+
+
+# What LLVM's assembler makes of texts the disassembler does not print.
+@pytest.mark.parametrize("target,wave,text,data", [
+    ("gfx942", None, "v_nop row_shl:1 row_mask:0xf bank_mask:0xf", "fa00007e000101ff"),
+    ("gfx1100", None, "v_pk_fmac_f16 v1, 0.15915494, v3", "ff06027818310000"),  # no inline float
+    ("gfx1201", None, "v_pk_fmac_f16 v1, -4.0, v3", "ff06027800c40000"),
+    ("gfx1100", None, "v_dot2acc_f32_f16 v1, 0.15915494, v3", "f8060204"),
+    ("gfx1100", 64, "v_add_co_ci_u32_e64 v1, null, v2, v3, s[4:5]", "017c20d502071200"),
+    ("gfx1201", 32, "v_cmp_u_f16 vcc_lo, v254, v255 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+     "6a0008d4fafe0300fee400ff"),
+    ("gfx950", None, "v_permlane16_swap_b32_e64 v1, v2 bound_ctrl:0 fi:1", "011899d102010000"),
+])
+def test_assembles_other_texts_like_llvm(target, wave, text, data):
     assert assemble(ISA.get(target, wave), text).data.hex() == data
 
 
@@ -159,9 +269,17 @@ def test_reports_errors_like_llvm(target, text, message, column):
 
 
 @pytest.mark.parametrize("target,data", [
-    ("gfx1100", "0304047e"),  # v_readfirstlane_b32 with an SGPR source: LLVM wants a VGPR
-    ("gfx942", "0208027e"),  # v_cvt_f64_i32 v[1:2]: CDNA needs even-aligned VGPR pairs
-    ("gfx1100", "fa040006013001ff"),  # wave_shl is gone since GFX10
+    ("gfx1201", "06116f7f"),  # VOP1 opcode bit 16 (the spec's field stops at bit 15): no such opcode
+    ("gfx1201", "c8059065"),  # a 16-bit e32 destination past v127 (fake16 RDNA4)
+    ("gfx1201", "00cc4e7e"),  # v_swap_b16 with an SGPR source (fake16 RDNA4)
+    ("gfx942", "0500087e"),  # v_nop with operand fields set
+    ("gfx1100", "010155d602071204"),  # abs on an integer operation (v_add3_u32)
+    ("gfx1100", "018055d602071204"),  # clamp on v_add3_u32, which has none
+    ("gfx1100", "000012d401050208"),  # omod on a compare
+    ("gfx1100", "fad07a398860ebb4"),  # DPP abs on an integer operation
+    ("gfx942", "51ea9ad2e4ede043"),  # CDNA op_sel past the operands
+    ("gfx1100", "7d18bb7d"),  # m0 as a 64-bit source
+    ("gfx1201", "fe788c7e"),  # src_lds_direct as a 64-bit source
 ])
 def test_rejects_encodings_llvm_rejects(target, data):
     with pytest.raises(EncodingError):

@@ -26,6 +26,7 @@ from gpubench.isa.decoder import Instruction
 from gpubench.isa.model import Format, InstrDef, Operand
 from gpubench.isa.syntax import common
 from gpubench.isa.syntax import operands as ops
+from gpubench.isa.syntax.salu import FLAT_SCRATCH_BASE, imm32_text
 from gpubench.isa.syntax.base import AsmContext, FormatSyntax, register
 from gpubench.isa.syntax.statement import AsmError, Piece, Statement
 
@@ -40,6 +41,7 @@ SOURCES = ("src0", "src1", "src2")
 DPP16_SRC = 250
 DPP8_SRC, DPP8_FI_SRC = 233, 234
 NULL, NULL_NAME = 124, "null"  # RDNA
+LDS_DIRECT = 254
 OP_SEL_DST_BIT = 3
 EXEC_LO = 126
 
@@ -74,29 +76,80 @@ UNMODIFIED_SOURCES = {"v_ldexp_f16": frozenset({1})}
 # op_sel still counts: `v_fmac_f16_e64 ... op_sel:[0,1,0,0]`.
 HIDDEN_SRC2 = frozenset({"v_fmac_f16", "v_mac_f16"})
 
+# The e64 DPP forms of v_fmac take src1 in a class without inline constants: LLVM prints such a
+# source's raw 9-bit code in hex (`v_fmac_f32_e64_dpp v1, v3, 0x87`) and cannot assemble it.
+RAW_CODE_DPP_SRC1 = frozenset({"v_fmac_f32", "v_fmac_f16"})
+
 # permlane's op_sel holds its two flags (fetch inactive, bound control), not source halves.
 OP_SEL_FLAGS = frozenset({"v_permlane16_b32", "v_permlanex16_b32", "v_permlane16_var_b32",
                           "v_permlanex16_var_b32"})
 
-# RDNA4's stochastic-rounding FP8 conversions select the destination byte with op_sel[2:3],
-# written byte_sel:N.
-BYTE_SEL_OPS = {"rdna4": frozenset({"v_cvt_sr_fp8_f32", "v_cvt_sr_bf8_f32"})}
-BYTE_SEL_SHIFT = 2
+# gfx950's lane swaps keep two flags in the e64 op_sel bits, written like DPP's: bit 0 fi:1, bit 1
+# bound_ctrl:1 (which LLVM also reads from the historic bound_ctrl:0).
+LANE_SWAP_OPS = frozenset({"v_permlane16_swap_b32", "v_permlane32_swap_b32"})
+LANE_SWAP_FLAGS = (("bound_ctrl", 1), ("fi", 0))  # (word, op_sel bit) in LLVM's order
+
+# RDNA4's FP8 conversions select a byte with two op_sel bits, written byte_sel:N: the stochastic-
+# rounding ones the destination byte, the unpacking ones the source byte. Per operation: the op_sel
+# bit that holds byte_sel's low bit and the one that holds its high bit. LLVM rejects the others.
+BYTE_SEL_OPS = {"rdna4": {"v_cvt_sr_fp8_f32": (2, 3), "v_cvt_sr_bf8_f32": (2, 3),
+                          "v_cvt_f32_fp8": (1, 0), "v_cvt_f32_bf8": (1, 0)}}
 
 # gfx950's three-input bitwise operations keep their 8-bit truth table in the neg, abs and omod
 # bits: bitop3 = neg | abs << 3 | omod << 6.
 BITOP3_OPS = frozenset({"v_bitop3_b16", "v_bitop3_b32"})
 
-# On RDNA3 LLVM writes v_cndmask_b16's halves as .l/.h alone, without op_sel.
-HALVES_WITHOUT_OP_SEL = {"rdna3": frozenset({"v_cndmask_b16"})}
+# 16-bit operations that LLVM writes without op_sel (ignoring its bits): on RDNA3 v_cndmask_b16,
+# whose halves .l/.h alone show it; on RDNA4 the operations that LLVM 22 defines in "fake16" form
+# only (no op_sel operand), which are the VOP3-only ones that came from VOP2 (and/or/xor, shifts,
+# min/max, mul_lo, cndmask) and the scalar-float ones, as llvm-mc shows.
+NO_OP_SEL = {
+    "rdna3": frozenset({"v_cndmask_b16"}),
+    "rdna4": frozenset({"v_cndmask_b16", "v_and_b16", "v_or_b16", "v_xor_b16", "v_lshlrev_b16",
+                        "v_lshrrev_b16", "v_ashrrev_i16", "v_max_i16", "v_max_u16", "v_min_i16",
+                        "v_min_u16", "v_mul_lo_u16", "v_s_exp_f16", "v_s_log_f16", "v_s_rcp_f16",
+                        "v_s_rsq_f16", "v_s_sqrt_f16"}),
+}
 
 # LLVM 22 gives the e64 forms of VOP1/VOP2/VOPC operations no op_sel on RDNA4 and CDNA (whatever
-# the bits say), except the FP8 unpacking conversions, whose op_sel picks the source word.
-_FP8_UNPACK = frozenset({"v_cvt_pk_f32_fp8", "v_cvt_pk_f32_bf8"})
-E64_TWINS_WITHOUT_OP_SEL = {"rdna4": _FP8_UNPACK, "cdna": _FP8_UNPACK}
+# the bits say), except RDNA4's FP8 unpacking conversions, whose op_sel picks the source word.
+E64_TWINS_WITHOUT_OP_SEL = {"rdna4": frozenset({"v_cvt_pk_f32_fp8", "v_cvt_pk_f32_bf8"}), "cdna": frozenset()}
+
+# CDNA's *_legacy_* 16-bit operations keep the GFX8 encoding, which has no op_sel.
+LEGACY_MARK = "_legacy_"
 
 OMOD_TEXT = {1: "mul:2", 2: "mul:4", 3: "div:2"}
 OMOD_VALUE = {text: value for value, text in OMOD_TEXT.items()}
+
+# ---- LLVM's remarks ---------------------------------------------------------------------------
+# LLVM decodes some operands that its register classes do not allow and prints them with a remark
+# (`s3/*Invalid register, operand has 'VGPR_32' register class*/`, `7/*Invalid immediate*/`); we
+# print the same text. The assembler drops the /* */ comments.
+
+INVALID_IMMEDIATE = "Invalid immediate"
+DP_ALU_DPP = " /* DP ALU dpp only supports row_newbcast */"  # LLVM prints it in place of dpp_ctrl
+
+
+def remarked(text: str, remark: str) -> str:
+    return f"{text}/*{remark}*/"
+
+
+def invalid_register(register_class: str) -> str:
+    return f"Invalid register, operand has '{register_class}' register class"
+
+
+# LLVM's register class of the VGPR-only and scalar-only sources (the remark names it): the
+# lane reads' src0 (VGPR-only whatever the spec's type) also takes src_lds_direct, and so does
+# v_writelane_b32's data source.
+VGPR_ONLY_CLASS = {"v_readfirstlane_b32": "VRegOrLds_32", "v_readlane_b32": "VRegOrLds_32"}
+DEFAULT_VGPR_ONLY_CLASS = "VGPR_32"
+# A 16-bit e32 VGPR-only source (v_swap_b16's): RDNA3 flags a scalar there with its true16
+# class; RDNA4's fake16 form rejects a scalar, and a VGPR past v127, outright.
+VGPR_ONLY_16BIT_CLASS = {"rdna3": "VGPR_16_Lo128"}
+SCALAR_ONLY_CLASS = {"rdna3": {("v_writelane_b32", 0): "SRegOrLds_32"},
+                     "rdna4": {("v_writelane_b32", 0): "SRegOrLds_32"}}
+DEFAULT_SCALAR_ONLY_CLASS = "SReg_32"
+SCALAR_ONLY_TYPES = ("OPR_SSRC", "OPR_SREG_LITERAL")  # spec types of scalar-only sources
 
 
 # ---- what an instruction is called and which encodings it has ---------------------------------
@@ -250,8 +303,9 @@ def is_minifloat(operand: Operand | None) -> bool:
 
 def read_as(isa: ISA, operand: Operand | None) -> Operand | None:
     """The operand type LLVM reads a source as, where it differs from the spec: CDNA's packed
-    FP8 sources are plain 32-bit values to LLVM (for literals and inline constants)."""
-    if isa.arch == "cdna" and is_minifloat(operand):
+    FP8 sources are plain 32-bit values to LLVM (for literals and inline constants); its wider
+    FP6/BF6 register tuples stay what they are."""
+    if isa.arch == "cdna" and is_minifloat(operand) and operand.bits <= 32:
         return replace(operand, fmt="FMT_NUM_B32", bits=32)
     return operand
 
@@ -261,22 +315,19 @@ def is_agpr(operand: Operand | None) -> bool:
     return operand is not None and "ACCVGPR" in operand.type and "VGPR_OR" not in operand.type
 
 
-def uses_byte_sel(isa: ISA, idef: InstrDef) -> bool:
-    return base_name(idef) in BYTE_SEL_OPS.get(isa.arch, ())
-
-
 def sources_of(slots: tuple[Slot, ...]) -> list[Slot]:
     return [s for s in slots if s.kind == "src"]
 
 
 def has_op_sel(isa: ISA, idef: InstrDef) -> bool:
     """LLVM gives op_sel to e64 operations with a 16-bit (or narrower) operand, and to permlane."""
-    if base_name(idef) in OP_SEL_FLAGS:
+    name = base_name(idef)
+    if name in OP_SEL_FLAGS:
         return True
-    if base_name(idef) in HALVES_WITHOUT_OP_SEL.get(isa.arch, ()):
+    if name in NO_OP_SEL.get(isa.arch, ()) or (isa.arch == "cdna" and LEGACY_MARK in name):
         return False
     if isa.arch in E64_TWINS_WITHOUT_OP_SEL and e32_twin(isa, idef) is not None:
-        return base_name(idef) in E64_TWINS_WITHOUT_OP_SEL[isa.arch]
+        return name in E64_TWINS_WITHOUT_OP_SEL[isa.arch]
     return any(o.bits <= 16 for o in idef.operands if not is_lane_mask(o))
 
 
@@ -285,44 +336,208 @@ def has_omod(idef: InstrDef) -> bool:
     return any(common.is_float(o) for o in idef.operands)
 
 
-def op_sel_width(idef: InstrDef, slots: tuple[Slot, ...]) -> int:
-    """How many entries op_sel:[...] has: one per source and one for the destination, except
-    permlane's two flags. A hidden third source counts too: the accumulator of v_fmac_f16_e64,
-    and the old destination that an 8-bit result (CDNA's FP8/FP4 conversions) is merged into."""
+def has_hidden_src2(idef: InstrDef) -> bool:
+    """The accumulator of v_fmac_f16_e64, or the old destination that an 8-bit result (CDNA's
+    FP8/FP4 conversions) is merged into: a third source that the encoding has but the text lacks."""
+    dst = idef.operand("vdst")
+    return base_name(idef) in HIDDEN_SRC2 or (dst is not None and dst.bits == 8)
+
+
+def op_sel_positions(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...]) -> list[int]:
+    """The op_sel bit of each op_sel:[...] entry: one per source and bit 3 for the destination
+    (RDNA's v_cmpx has none), except permlane's two flags. A hidden third source counts too: the
+    accumulator of v_fmac_f16_e64, and the old destination that an 8-bit result (CDNA's FP8/FP4
+    conversions) is merged into."""
     name = base_name(idef)
     if name in OP_SEL_FLAGS:
-        return 2
-    dst = idef.operand("vdst")
-    hidden = name in HIDDEN_SRC2 or (dst is not None and dst.bits == 8)
-    return max(len(sources_of(slots)), 3 if hidden else 0) + 1
+        return [0, 1]
+    sources = list(range(max(len(sources_of(slots)), 3 if has_hidden_src2(idef) else 0)))
+    return sources if writes_exec_only(isa, idef) else sources + [OP_SEL_DST_BIT]
 
 
-def op_sel_in_range(idef: InstrDef, slots: tuple[Slot, ...], opsel: int) -> bool:
-    """Whether op_sel sets bits of existing operands only. LLVM ignores an op_sel with other bits
-    set, and on RDNA3 then writes whole registers instead of halves."""
+def op_sel_in_range(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...], opsel: int) -> bool:
+    """Whether op_sel sets bits of 16-bit-capable operands only (not of a lane mask, nor of an SGPR
+    destination). LLVM ignores an op_sel with other bits set, and on RDNA3 then writes whole
+    registers instead of halves."""
     if base_name(idef) in OP_SEL_FLAGS:
         return True
-    mask = (1 << (op_sel_width(idef, slots) - 1)) - 1
-    if any(slot.kind == "vdst" for slot in slots):
-        mask |= 1 << OP_SEL_DST_BIT
+    sources = sources_of(slots)
+    mask = 0
+    for position in op_sel_positions(isa, idef, slots):
+        if position == OP_SEL_DST_BIT:
+            mask |= any(slot.kind == "vdst" for slot in slots) << position
+        elif position >= len(sources) or not is_lane_mask(sources[position].operand):
+            mask |= 1 << position
     return not opsel & ~mask
 
 
-def op_sel_bits(idef: InstrDef, slots: tuple[Slot, ...], opsel: int) -> list[int]:
-    width = op_sel_width(idef, slots)
-    if base_name(idef) in OP_SEL_FLAGS:
-        return [opsel >> i & 1 for i in range(width)]
-    return [opsel >> i & 1 for i in range(width - 1)] + [opsel >> OP_SEL_DST_BIT & 1]
+def is_packed(operand: Operand | None) -> bool:
+    """A source of two 16-bit values in one 32-bit register."""
+    return operand is not None and "PK2" in operand.fmt and operand.bits == 32
 
 
-def op_sel_value(idef: InstrDef, slots: tuple[Slot, ...], bits: list[int]) -> int:
-    if base_name(idef) in OP_SEL_FLAGS:
-        return sum(b << i for i, b in enumerate(bits))
-    return sum(b << i for i, b in enumerate(bits[:-1])) | bits[-1] << OP_SEL_DST_BIT
+def op_sel_bits(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...], opsel: int) -> list[int]:
+    """op_sel:[...] as LLVM writes it; on RDNA it drops the bits of packed 32-bit sources
+    (v_dot2_f16_f16's), which CDNA's conversions (v_cvt_scalef32_sr_pk_fp4_bf16) keep."""
+    sources = sources_of(slots) if isa.arch != "cdna" else []
+    return [0 if position < len(sources) and position != OP_SEL_DST_BIT and is_packed(sources[position].operand)
+            else opsel >> position & 1 for position in op_sel_positions(isa, idef, slots)]
+
+
+def op_sel_value(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...], bits: list[int]) -> int:
+    return sum(bit << position for bit, position in zip(bits, op_sel_positions(isa, idef, slots)))
+
+
+def byte_sel_bits(isa: ISA, idef: InstrDef) -> tuple[int, int] | None:
+    return BYTE_SEL_OPS.get(isa.arch, {}).get(base_name(idef))
 
 
 def true16(isa: ISA, operand: Operand | None) -> bool:
     return isa.arch in TRUE16_ARCHS and operand is not None and operand.bits == 16
+
+
+def lo128_only(isa: ISA) -> bool:
+    """A 16-bit e32 VGPR operand has 8 bits, of which true16 (RDNA3) takes bit 7 for the half; LLVM's
+    fake16 RDNA4 operands keep that limit (class VGPR_32_Lo128): it rejects a destination past v127
+    and flags such a source."""
+    return isa.arch == "rdna4"
+
+
+def e32_half(isa: ISA, index: int) -> tuple[int, bool]:
+    """A 16-bit e32 VGPR operand's register and half: on true16 targets bit 7 picks the half."""
+    if isa.arch in TRUE16_ARCHS:
+        return index & 0x7F, bool(index & 0x80)
+    return index, False
+
+
+# ---- modifier bits LLVM requires to be zero ---------------------------------------------------
+# LLVM's e64 encodings fix to zero the neg/abs bits of sources without input modifiers and the
+# clamp/omod bits of operations without them, and reject an encoding that sets one (llvm-mc over
+# every e64 operation, one bit at a time). Its rules: input modifiers come with a floating-point
+# source (then on every source), and on RDNA with op_sel; clamp with a floating-point operand or
+# op_sel; omod with a floating-point operand, except on compares. The tables hold what the rules
+# miss, by base name; the unused source fields and most op_sel bits it ignores.
+
+# Integer operations with clamp (saturating add/sub, 24-bit and 64-bit multiply-adds, SADs, CDNA's
+# integer dot products).
+INT_CLAMP = frozenset({
+    "v_add_co_ci_u32", "v_add_co_u32", "v_add_nc_i32", "v_add_nc_u32", "v_add_i32", "v_add_u32",
+    "v_add_u16", "v_addc_co_u32", "v_sub_co_ci_u32", "v_sub_co_u32", "v_sub_nc_i32", "v_sub_nc_u32",
+    "v_sub_i32", "v_sub_u32", "v_sub_u16", "v_subb_co_u32", "v_subbrev_co_u32", "v_subrev_co_ci_u32",
+    "v_subrev_co_u32", "v_subrev_nc_u32", "v_subrev_u32", "v_subrev_u16", "v_mad_i32_i24",
+    "v_mad_u32_u24", "v_mad_i64_i32", "v_mad_u64_u32", "v_mad_co_i64_i32", "v_mad_co_u64_u32",
+    "v_mul_i32_i24", "v_mul_u32_u24", "v_sad_u8", "v_sad_hi_u8", "v_sad_u16", "v_sad_u32",
+    "v_msad_u8", "v_qsad_pk_u16_u8", "v_mqsad_pk_u16_u8", "v_mqsad_u32_u8", "v_dot2c_i32_i16",
+    "v_dot4c_i32_i8", "v_dot8c_i32_i4", "v_mad_legacy_i16", "v_mad_legacy_u16"})
+# Floating-point operations without clamp: the class tests, RDNA's dot2 to 16 bits, the FP8/BF8
+# conversions (on CDNA only those to FP8/BF8) and gfx950's scaled and stochastic-rounding ones.
+_FP8_TO = frozenset({"v_cvt_pk_bf8_f32", "v_cvt_pk_fp8_f32", "v_cvt_sr_bf8_f32", "v_cvt_sr_fp8_f32"})
+NO_CLAMP = {"rdna3": frozenset({"v_dot2_bf16_bf16", "v_dot2_f16_f16"}),
+            "rdna4": frozenset({"v_dot2_bf16_bf16", "v_dot2_f16_f16", "v_cvt_f32_bf8", "v_cvt_f32_fp8",
+                                "v_cvt_pk_f32_bf8", "v_cvt_pk_f32_fp8"}) | _FP8_TO,
+            "cdna": _FP8_TO | {"v_cvt_sr_bf16_f32", "v_cvt_sr_f16_f32"}}
+# RDNA3's true16-only integer operations (RDNA4's NO_OP_SEL, and the 16-bit compares and
+# conversions) have op_sel but no clamp.
+TRUE16_WITHOUT_CLAMP = {"rdna3": NO_OP_SEL["rdna4"] | {"v_cvt_i32_i16", "v_cvt_u32_u16", "v_mov_b16",
+                                                       "v_not_b16", "v_sat_pk_u8_i16"}}
+# Floating-point operations without omod: conversions to integers and packed results, dot2, and
+# gfx950's scaled and stochastic-rounding conversions.
+_NO_OMOD = frozenset({"v_cvt_floor_i32_f32", "v_cvt_nearest_i32_f32", "v_cvt_flr_i32_f32",
+                      "v_cvt_rpi_i32_f32", "v_frexp_exp_i32_f32", "v_cvt_pk_i16_f32", "v_cvt_pk_u16_f32",
+                      "v_cvt_pk_u8_f32", "v_cvt_pkaccum_u8_f32", "v_cvt_pk_norm_i16_f16",
+                      "v_cvt_pk_norm_i16_f32", "v_cvt_pk_norm_u16_f16", "v_cvt_pk_norm_u16_f32",
+                      "v_cvt_pknorm_i16_f16", "v_cvt_pknorm_i16_f32", "v_cvt_pknorm_u16_f16",
+                      "v_cvt_pknorm_u16_f32", "v_pack_b32_f16", "v_dot2_bf16_bf16", "v_dot2_f16_f16",
+                      "v_cvt_sr_bf16_f32", "v_cvt_sr_f16_f32"})
+NO_OMOD = {"rdna3": _NO_OMOD, "rdna4": _NO_OMOD | _FP8_TO | NO_CLAMP["rdna4"], "cdna": _NO_OMOD | _FP8_TO}
+# gfx950's scaled conversions (prefix) have neither clamp nor omod, and its FP6/BF6 ones (wide
+# register tuples) no input modifiers either.
+SCALED_PREFIX = "v_cvt_scalef32_"
+# Sources that take input modifiers although no source is floating-point, or that take none on an
+# operation whose others do: the class tests' mask (everywhere on CDNA), CDNA's integer dots and
+# gfx950's pk-shifts, the stochastic conversions' seed.
+EXTRA_MODIFIER_OPS = {"cdna": frozenset({"v_dot2c_i32_i16", "v_dot4c_i32_i8", "v_dot8c_i32_i4",
+                                         "v_ashr_pk_i8_i32", "v_ashr_pk_u8_i32"})}
+NO_SOURCE_MODIFIERS = {"rdna3": frozenset({("v_cmp_class_f32", 1), ("v_cmp_class_f64", 1)}),
+                       "rdna4": frozenset({("v_cmp_class_f32", 1), ("v_cmp_class_f64", 1)})}
+CLASS_MARK = "_class_"
+
+
+def modifier_sources(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...]) -> frozenset[int]:
+    """The sources whose neg/abs bits LLVM's e64 encoding has."""
+    name = base_name(idef)
+    sources = [s for s in sources_of(slots) if not is_lane_mask(s.operand)]
+    floating = any(common.is_float(s.operand) for s in sources)
+    if name.startswith(SCALED_PREFIX) and any(s.operand.bits > 64 for s in sources):
+        return frozenset()
+    if not (floating or name in FLOAT_MODIFIER_OPS or name in EXTRA_MODIFIER_OPS.get(isa.arch, ())
+            or (isa.arch != "cdna" and has_op_sel(isa, idef) and name not in OP_SEL_FLAGS)):
+        return frozenset()
+    excluded = NO_SOURCE_MODIFIERS.get(isa.arch, frozenset())
+    merged = idef.operand("vdst") is not None and idef.operand("vdst").bits == 8  # old result: a source
+    indices = {s.source for s in sources} | ({2} if merged else set())
+    return frozenset(i for i in indices
+                     if (name, i) not in excluded and not (isa.arch == "cdna" and CLASS_MARK in name and i == 1))
+
+
+def has_clamp(isa: ISA, idef: InstrDef) -> bool:
+    name = base_name(idef)
+    if (CLASS_MARK in name or name.startswith(SCALED_PREFIX) or name in NO_CLAMP.get(isa.arch, ())
+            or name in TRUE16_WITHOUT_CLAMP.get(isa.arch, ())):
+        return False
+    floating = any(common.is_float(o) for o in idef.operands if not is_lane_mask(o))
+    return floating or name in INT_CLAMP or (has_op_sel(isa, idef) and name not in OP_SEL_FLAGS)
+
+
+def has_output_modifier(isa: ISA, idef: InstrDef) -> bool:
+    name = base_name(idef)
+    if is_compare(idef) or name.startswith(SCALED_PREFIX) or name in NO_OMOD.get(isa.arch, ()):
+        return False
+    return any(common.is_float(o) and not is_minifloat(o) for o in idef.operands if not is_lane_mask(o))
+
+
+# Bits that LLVM decodes as part of a field the spec draws narrower: RDNA4's VOP1 opcode is
+# 8 bits [16:9] as on RDNA3 (the spec says [15:9]), and no VOP1 opcode reaches 128.
+RESERVED_BITS = {("rdna4", "VOP1"): 1 << 16}
+
+
+def check_unused_bits(inst: Instruction, e64: bool) -> None:
+    """Reject what LLVM rejects outside the operands: reserved bits, and operand fields of an
+    operation without operands (v_nop, v_clrexcp, v_pipeflush) that are not zero."""
+    if inst.word & RESERVED_BITS.get((inst.isa.arch, inst.isa.root_of(inst.fmt)), 0):
+        raise EncodingError(f"{inst.name}: reserved bits set")
+    if not inst.idef.operands:
+        fields = ("vdst", "vsrc0") if dpp_kind(inst.fmt) else ("vdst", "src0")
+        if any(inst.get(name) for name in fields):
+            raise EncodingError(f"{inst.name} has no operands, but its operand fields are not zero")
+
+
+def check_dpp16_modifier_bits(inst: Instruction, slots: tuple[Slot, ...]) -> None:
+    """The e32 DPP16 word's neg/abs bits of sources without input modifiers (as in e64; or without
+    a src1) are zero for LLVM."""
+    allowed = modifier_sources(inst.isa, inst.idef, slots) & {slot.source for slot in sources_of(slots)}
+    for source in (0, 1):
+        if source not in allowed and (inst.get(f"src{source}_neg") or inst.get(f"src{source}_abs")):
+            raise EncodingError(f"{inst.name}: DPP neg/abs on src{source}, which takes no modifiers")
+
+
+def check_modifier_bits(inst: Instruction, slots: tuple[Slot, ...]) -> None:
+    """Reject what LLVM rejects: modifier bits its encoding of the operation fixes to zero."""
+    isa, idef = inst.isa, inst.idef
+    if base_name(idef) in BITOP3_OPS:
+        return  # neg, abs and omod hold the truth table
+    allowed = sum(1 << i for i in modifier_sources(isa, idef, slots))
+    for name in ("neg", "abs"):
+        if inst.get(name, 0) & ~allowed:
+            raise EncodingError(f"{inst.name}: {name} bits on a source without input modifiers")
+    if inst.get("clmp") and not has_clamp(isa, idef):
+        raise EncodingError(f"{inst.name} has no clamp")
+    if inst.get("omod") and not has_output_modifier(isa, idef):
+        raise EncodingError(f"{inst.name} has no output modifier")
+    if isa.arch == "cdna" and has_op_sel(isa, idef):
+        # CDNA's op_sel is an operand of its own, whose bits past the operation's operands are zero
+        if inst.get("opsel", 0) & ~sum(1 << p for p in op_sel_positions(isa, idef, slots)):
+            raise EncodingError(f"{inst.name}: op_sel bits past its operands")
 
 
 # ---- DPP controls --------------------------------------------------------------------------
@@ -334,35 +549,47 @@ _DPP_SINGLE = {0x130: "wave_shl:1", 0x134: "wave_rol:1", 0x138: "wave_shr:1", 0x
                0x140: "row_mirror", 0x141: "row_half_mirror", 0x142: "row_bcast:15", 0x143: "row_bcast:31"}
 # CDNA (gfx90a and later) reuses row_share's values for row_newbcast.
 _DPP_RENAMED = {"cdna": {"row_share": "row_newbcast"}}
-# Controls an instruction set dropped: RDNA has no wave shifts or row broadcasts, CDNA no row_xmask.
-_DPP_UNSUPPORTED = {"rdna3": range(0x130, 0x140), "rdna4": range(0x130, 0x140), "cdna": range(0x160, 0x170)}
-_DPP_UNSUPPORTED_EXTRA = {"rdna3": (0x142, 0x143), "rdna4": (0x142, 0x143)}
+# Controls an instruction set dropped, which LLVM decodes with a remark in their place: RDNA has
+# no wave shifts or row broadcasts, CDNA no row_xmask. Other unnamed values: INVALID_DPP_CTRL.
+_DPP_DROPPED = {"rdna3": (frozenset({0x130, 0x134, 0x138, 0x13C, 0x142, 0x143}), "{} is not supported starting from GFX10"),
+                "cdna": (frozenset(range(0x160, 0x170)), "{} is not supported on ASICs earlier than GFX10")}
+_DPP_DROPPED["rdna4"] = _DPP_DROPPED["rdna3"]
+INVALID_DPP_CTRL = "/* Invalid dpp_ctrl value */"
 _ROW_NEWBCAST = range(0x150, 0x160)
 
 
-def check_dpp_control(value: int, arch: str, wide: bool) -> None:
-    """LLVM's limits on dpp_ctrl: per instruction set, and CDNA's 64-bit operations ("DP ALU")
-    take row_newbcast only."""
-    if value in _DPP_UNSUPPORTED.get(arch, ()) or value in _DPP_UNSUPPORTED_EXTRA.get(arch, ()):
-        raise EncodingError(f"dpp_ctrl 0x{value:x} is not supported on {arch}")
-    if wide and arch == "cdna" and value not in _ROW_NEWBCAST:
-        raise EncodingError("64-bit DPP operations only support row_newbcast")
+def dp_alu_limited(value: int, arch: str, wide: bool) -> bool:
+    """CDNA's 64-bit operations ("DP ALU") take row_newbcast only: LLVM prints its remark in place
+    of any other control."""
+    return wide and arch == "cdna" and value not in _ROW_NEWBCAST
 
 
-def dpp_control_text(value: int, arch: str) -> str:
+def dpp_control_name(value: int) -> str | None:
     if value <= 0xFF:
         return "quad_perm:[" + ",".join(str((value >> (2 * i)) & 3) for i in range(4)) + "]"
     if value in _DPP_SINGLE:
         return _DPP_SINGLE[value]
     for first, last, name, start in _DPP_RANGES:
         if first <= value <= last:
-            return f"{_DPP_RENAMED.get(arch, {}).get(name, name)}:{value - first + start}"
-    raise EncodingError(f"dpp_ctrl 0x{value:x} is not a DPP control")
+            return f"{name}:{value - first + start}"
+    return None
+
+
+def dpp_control_text(value: int, arch: str) -> str:
+    name = dpp_control_name(value)
+    dropped, remark = _DPP_DROPPED.get(arch, (frozenset(), ""))
+    if name is None:
+        return INVALID_DPP_CTRL
+    if value in dropped:
+        return f"/* {remark.format(name.split(':')[0])} */"
+    word, colon, argument = name.partition(":")
+    return _DPP_RENAMED.get(arch, {}).get(word, word) + colon + argument
 
 
 def dpp16_text(inst: Instruction) -> str:
-    check_dpp_control(inst["dpp"], inst.isa.arch, any(o.bits == 64 for o in inst.idef.operands))
-    words = [dpp_control_text(inst["dpp"], inst.isa.arch),
+    arch = inst.isa.arch
+    wide = any(o.bits == 64 for o in inst.idef.operands)
+    words = [DP_ALU_DPP if dp_alu_limited(inst["dpp"], arch, wide) else dpp_control_text(inst["dpp"], arch),
              f"row_mask:0x{inst['row_mask']:x}", f"bank_mask:0x{inst['bank_mask']:x}"]
     if inst["bc"]:
         words.append("bound_ctrl:1")
@@ -472,48 +699,84 @@ def register_text(isa: ISA, value: int, operand: Operand | None, hi: bool = Fals
         return f"v{value - ops.VGPR_BASE}.{'h' if hi else 'l'}"
     if value >= ops.VGPR_BASE and is_agpr(operand):
         return ops.register_range("a", value - ops.VGPR_BASE, common.dwords(operand))
-    if value >= ops.VGPR_BASE and not is_lane_mask(operand):
-        check_vgpr_range(isa, value - ops.VGPR_BASE, common.dwords(operand))
-    if value < 128 and common.dwords(operand) > 1:
-        value &= ~1  # LLVM reads an SGPR tuple from the even register below an odd start
+    value = even_sgpr_tuple(isa, value, common.dwords(operand))
     if bits == 16 and not common.is_float(operand) and is_inline_float(value):
         # LLVM writes an inline float of a 16-bit integer operand as its f16 bits (0xbc00).
         return ops.literal_text(ops.float_bits(_INLINE_FLOATS[value - INLINE_FLOAT_FIRST], 16))
-    name = ops.source_name(value, common.dwords(operand), isa.arch, bits)
+    name = scalar_source_name(isa, value, common.dwords(operand), bits=bits)
     if name is None:
         raise EncodingError(f"source value {value} names no {bits}-bit operand")
     return name
 
 
-def check_unused_sources(inst: Instruction, slots: tuple[Slot, ...]) -> None:
-    """LLVM rejects an e64 encoding whose unused source fields are not zero."""
-    used = {slot.field for slot in slots}
-    for name in SOURCES:
-        if name not in used and inst.get(name) and not (name == "src0" and "vsrc0" in used):
-            raise EncodingError(f"{inst.name} has no {name}, but the field is {inst[name]}")
+def even_sgpr_tuple(isa: ISA, value: int, dwords: int) -> int:
+    """LLVM reads an SGPR or TTMP tuple from the even register below an odd start; an odd named
+    register (vcc_hi, m0, exec_hi ...) starts no tuple and stays as it is (and names none)."""
+    if value < 128 and dwords > 1 and value % 2 and value not in ops.special_registers(isa.arch):
+        return value - 1
+    return value
 
 
-def check_vgpr_range(isa: ISA, index: int, count: int) -> None:
-    """CDNA (gfx90a and later) needs VGPR tuples to start at an even register."""
-    if isa.arch == "cdna" and count > 1 and index % 2:
-        raise EncodingError(f"v[{index}:{index + count - 1}] is not an even-aligned register tuple")
+def scalar_source_name(isa: ISA, value: int, dwords: int, literal: int | None = None, bits: int = 32) -> str | None:
+    """A source value's name: a register, constant or named source (with src_flat_scratch_base_lo/hi,
+    whose hi half makes no 64-bit operand); a literal as a plain 32-bit immediate."""
+    if value == ops.LITERAL:
+        return None if literal is None else imm32_text(literal)
+    if value in FLAT_SCRATCH_BASE:
+        return FLAT_SCRATCH_BASE[value] if dwords == 1 or value == min(FLAT_SCRATCH_BASE) else None
+    if value == LDS_DIRECT and dwords > 1:
+        return None  # src_lds_direct reads 32 bits
+    return ops.source_name(value, dwords, isa.arch, bits)
 
 
-def check_source_kind(isa: ISA, operand: Operand | None, value: int, e64: bool) -> None:
-    """Sources the spec restricts to one register file: VGPRs (v_swap_b32, v_movrels_b32 ...;
-    reliable on e32 sources only, where plain sources read OPR_SRC), where LLVM rejects SGPRs but
-    takes constants and null; or scalars (OPR_SSRC*), where it rejects VGPRs."""
+# Scalar destinations whose LLVM class leaves out some names, which LLVM then flags: the lane
+# reads write no M0, RDNA4's scalar float operations (v_s_exp_f32 ...: prefix v_s_) no EXEC.
+_XM0 = ("SReg_32_XM0", frozenset({"m0", "src_lds_direct"}))
+SDST_EXCLUDED = {"v_readfirstlane_b32": _XM0, "v_readlane_b32": _XM0}
+SCALAR_FLOAT_PREFIX, SCALAR_FLOAT_SDST = "v_s_", ("SReg_32_XEXEC", frozenset({"exec_lo", "exec_hi"}))
+
+
+def sdst_exclusions(idef: InstrDef) -> tuple[str, frozenset[str]] | None:
+    name = base_name(idef)
+    return SCALAR_FLOAT_SDST if name.startswith(SCALAR_FLOAT_PREFIX) else SDST_EXCLUDED.get(name)
+
+
+def source_remark(isa: ISA, idef: InstrDef, slot: Slot, value: int, field_kind: str, e64: bool) -> str | None:
+    """LLVM's remark on a source its register class leaves out, if any.
+
+    The spec restricts some sources to one register file: VGPRs (v_swap_b32, v_movrels_b32 ...;
+    reliable on e32 sources only, where plain sources read OPR_SRC), where LLVM flags SGPRs and
+    constants but takes null; or scalars (OPR_SSRC*), where it flags VGPRs. A lane mask takes no
+    constant, and CDNA's VGPR tuples start at an even register."""
+    operand = slot.operand
     if operand is None:
-        return
-    vgpr_only = operand.type in ("OPR_SRC_VGPR", "OPR_VGPR_OR_LDS") or (not e64 and operand.type == "OPR_VGPR")
-    if is_lane_mask(operand) and (is_inline_constant(value) or value == ops.LITERAL):
-        raise EncodingError("a constant where a lane mask goes")
-    if vgpr_only and (is_inline_constant(value) or value == ops.LITERAL):
-        raise EncodingError("a constant where only a VGPR goes")
+        return None
+    name = base_name(idef)
+    vgpr_only = (operand.type in ("OPR_SRC_VGPR", "OPR_VGPR_OR_LDS") or (not e64 and operand.type == "OPR_VGPR")
+                 or (slot.source == 0 and name in VGPR_ONLY_CLASS))
+    constant = is_inline_constant(value) or value == ops.LITERAL
+    if constant and (is_lane_mask(operand) or vgpr_only):
+        return INVALID_IMMEDIATE
     if vgpr_only and value < 128 and not (value == NULL and isa.arch != "cdna"):
-        raise EncodingError(f"{register_text(isa, value, operand)} where only a VGPR goes")
-    if operand.type.startswith("OPR_SSRC") and value >= ops.VGPR_BASE:
-        raise EncodingError(f"v{value - ops.VGPR_BASE} where only a scalar operand goes")
+        if common.operand_bits(operand) == 16 and not e64:
+            if isa.arch not in VGPR_ONLY_16BIT_CLASS:
+                raise EncodingError(f"{name}: a scalar in a 16-bit VGPR-only source")
+            return invalid_register(VGPR_ONLY_16BIT_CLASS[isa.arch])
+        return invalid_register(VGPR_ONLY_CLASS.get(name, DEFAULT_VGPR_ONLY_CLASS))
+    if operand.type.startswith(SCALAR_ONLY_TYPES) and value >= ops.VGPR_BASE:
+        register_class = SCALAR_ONLY_CLASS.get(isa.arch, {}).get((name, slot.source), DEFAULT_SCALAR_ONLY_CLASS)
+        return invalid_register(register_class)
+    return alignment_remark(isa, value, operand, field_kind)
+
+
+def alignment_remark(isa: ISA, value: int, operand: Operand | None, field_kind: str) -> str | None:
+    """CDNA (gfx90a and later) needs VGPR tuples to start at an even register: LLVM flags an odd one
+    with its aligned class, VReg_N_Align2 for a VGPR field, VS_N_Align2 for a source field."""
+    count = common.dwords(operand)
+    if isa.arch != "cdna" or value < ops.VGPR_BASE or count < 2 or value % 2 == 0 or is_lane_mask(operand):
+        return None
+    kind = "VReg" if field_kind == "VGPRField" else "VS"
+    return invalid_register(f"{kind}_{count * 32}_Align2")
 
 
 def literal_text(literal: int, operand: Operand | None) -> str:
@@ -575,17 +838,46 @@ def with_modifiers(text: str, mods: SourceModifiers, number: bool) -> str:
 
 
 def render_source_operand(isa: ISA, value: int, operand: Operand | None, mods: SourceModifiers,
-                          literal: int | None = None, halves: bool = True) -> str:
-    """One source as LLVM writes it: register/constant/literal with neg/abs and true16 half."""
+                          literal: int | None = None, halves: bool = True, remark: str | None = None) -> str:
+    """One source as LLVM writes it: register/constant/literal with neg/abs and true16 half, and
+    LLVM's remark on an operand its class leaves out (a flagged literal is a plain immediate)."""
     if value == ops.LITERAL:
         if literal is None:
             raise EncodingError("a literal operand without a literal dword")
+        if remark:
+            return with_modifiers(remarked(imm32_text(literal), remark), mods, True)
+        if bf16_whole_literal(isa, operand):
+            text = ops.literal_text(literal)
+            return with_modifiers(f"lit({text})" if bf16_inline(literal & 0xFFFF) else text, mods, True)
         text = literal_text(literal, operand)
         if common.operand_bits(operand) == 16 and not text.startswith("lit("):
             text = ops.literal_text(literal & 0xFFFF)  # a 16-bit operand reads the low half
         return with_modifiers(text, mods, not text.startswith("lit("))
     text = register_text(isa, value, operand, mods.hi, halves)
-    return with_modifiers(text, mods, is_inline_constant(value))
+    return with_modifiers(remarked(text, remark) if remark else text, mods, is_inline_constant(value))
+
+
+def no_inline_float(isa: ISA, idef: InstrDef, e64: bool) -> bool:
+    """RDNA's e32 v_pk_fmac_f16 has no op_sel_hi to give an inline float both halves: LLVM's
+    assembler writes such a float (or its bits) as an f16 literal (v_dot2acc_f32_f16 keeps the
+    inline code). It still disassembles the inline codes."""
+    return isa.arch != "cdna" and not e64 and base_name(idef) in NO_INLINE_FLOAT_E32
+
+
+NO_INLINE_FLOAT_E32 = frozenset({"v_pk_fmac_f16"})
+
+
+def bf16_whole_literal(isa: ISA, operand: Operand | None) -> bool:
+    """CDNA (gfx950) reads a 16-bit BF16 source's literal as a whole dword: LLVM prints all of it,
+    with lit() when its low half would read back as an inline constant."""
+    return isa.arch == "cdna" and operand is not None and operand.bits == 16 and "BF16" in operand.fmt
+
+
+_BF16_INLINE = frozenset(ops.float_bits(value, 32) >> 16 for value in _INLINE_FLOATS)
+
+
+def bf16_inline(half: int) -> bool:
+    return ops.encode_inline_int(half - 0x10000 if half & 0x8000 else half) is not None or half in _BF16_INLINE
 
 
 def is_inline_constant(value: int) -> bool:
@@ -683,9 +975,12 @@ class VectorALU(FormatSyntax):
         isa, idef = inst.isa, inst.idef
         e64, dpp = is_e64(isa, inst.fmt), dpp_kind(inst.fmt)
         slots = layout(isa, idef, e64, dpp is not None)
+        check_unused_bits(inst, e64)
         if e64:
-            check_unused_sources(inst, slots)
-        halves = not e64 or op_sel_in_range(idef, slots, inst.get("opsel", 0))
+            check_modifier_bits(inst, slots)
+        elif dpp == "DPP16":
+            check_dpp16_modifier_bits(inst, slots)
+        halves = not e64 or op_sel_in_range(isa, idef, slots, inst.get("opsel", 0))
         texts = [self.render_slot(inst, slot, e64, dpp, halves) for slot in slots]
         words = [self.mnemonic(inst)]
         if texts:
@@ -707,40 +1002,41 @@ class VectorALU(FormatSyntax):
         if slot.kind == "sdst":
             return self.render_scalar_destination(inst, slot)
         if slot.kind == "vdst":
-            index = inst[slot.field]
-            hi = False
-            if true16(isa, slot.operand) and e64:
-                hi = bool(inst["opsel"] & 8)
-            elif common.operand_bits(slot.operand) == 16 and not e64:
-                value, hi = self.e32_half(inst, ops.VGPR_BASE + index)
-                index = value - ops.VGPR_BASE
-            return register_text(isa, ops.VGPR_BASE + index, slot.operand, hi, halves)
+            return self.render_vector_destination(inst, slot, e64, halves)
         return self.render_source(inst, slot, e64, dpp, halves)
 
-    @staticmethod
-    def e32_half(inst: Instruction, value: int) -> tuple[int, bool]:
-        """A 16-bit e32 VGPR operand: bit 7 of the index picks the half (true16), so v0..v127
-        only; LLVM's fake16 syntax has no name for the high half."""
-        index = value - ops.VGPR_BASE
-        if inst.isa.arch not in TRUE16_ARCHS:
-            if index >= 128 and inst.isa.arch != "cdna":
-                raise EncodingError(f"{inst.name}: v{index} in a 16-bit operand that reaches v0..v127 only")
-            return value, False
-        return ops.VGPR_BASE + (index & 0x7F), bool(index & 0x80)
+    def render_vector_destination(self, inst: Instruction, slot: Slot, e64: bool, halves: bool) -> str:
+        isa, index, hi = inst.isa, inst[slot.field], False
+        if true16(isa, slot.operand) and e64:
+            hi = bool(inst["opsel"] & 8)
+        elif common.operand_bits(slot.operand) == 16 and not e64:
+            if lo128_only(isa) and index >= 128:
+                raise EncodingError(f"{inst.name}: v{index} as a 16-bit e32 destination")
+            index, hi = e32_half(isa, index)
+        text = register_text(isa, ops.VGPR_BASE + index, slot.operand, hi, halves)
+        remark = alignment_remark(isa, ops.VGPR_BASE + index, slot.operand, "VGPRField")
+        return remarked(text, remark) if remark else text
 
     def render_scalar_destination(self, inst: Instruction, slot: Slot) -> str:
-        operand = mask_operand(inst.isa, slot.operand)
-        name = ops.source_name(inst[slot.field], common.dwords(operand), inst.isa.arch)
+        """An SGPR-space destination. The 8-bit fields (e64 vdst, VOP1 vdst) also reach the
+        constants and named sources; LLVM decodes those too and flags what its class excludes."""
+        isa = inst.isa
+        operand = mask_operand(isa, slot.operand)
+        value = even_sgpr_tuple(isa, inst[slot.field], common.dwords(operand))
+        name = scalar_source_name(isa, value, common.dwords(operand), inst.get("literal"))
         if name is None:
-            raise EncodingError(f"{inst.name}: {slot.field}={inst[slot.field]} is no scalar destination")
+            raise EncodingError(f"{inst.name}: {slot.field}={value} is no scalar destination")
+        if is_inline_constant(value) or value == ops.LITERAL:
+            return remarked(name, INVALID_IMMEDIATE)
+        excluded = sdst_exclusions(inst.idef)
+        if excluded and name in excluded[1]:
+            return remarked(name, invalid_register(excluded[0]))
         return name
 
     def render_source(self, inst: Instruction, slot: Slot, e64: bool, dpp: str | None, halves: bool) -> str:
         isa, operand = inst.isa, read_as(inst.isa, mask_operand(inst.isa, slot.operand))
         fld = inst.fmt.field(slot.field)
         value = inst[slot.field] + (ops.VGPR_BASE if fld.kind == "VGPRField" else 0)
-        if dpp and slot.source == 0 and value < ops.VGPR_BASE:
-            raise EncodingError(f"{inst.name}: DPP source must be a VGPR")
         neg = abs_ = hi = False
         if e64:
             neg = bool(inst["neg"] >> slot.source & 1)
@@ -749,13 +1045,23 @@ class VectorALU(FormatSyntax):
         elif dpp == "DPP16" and slot.source < 2:
             neg = bool(inst[f"src{slot.source}_neg"])
             abs_ = bool(inst[f"src{slot.source}_abs"])
+        remark = None
         if value >= ops.VGPR_BASE and not e64 and common.operand_bits(operand) == 16:
-            value, hi = self.e32_half(inst, value)
-        check_source_kind(isa, slot.operand, value, e64)
+            index = value - ops.VGPR_BASE
+            if lo128_only(isa) and index >= 128:
+                if operand.type == "OPR_SRC_VGPR":
+                    raise EncodingError(f"{inst.name}: v{index} in a 16-bit VGPR-only source")
+                remark = invalid_register("VGPR_32_Lo128" if fld.kind == "VGPRField" else "VS_32_Lo128")
+            index, hi = e32_half(isa, index)
+            value = ops.VGPR_BASE + index
+        remark = remark or source_remark(isa, inst.idef, slot, value, fld.kind, e64)
+        if (e64 and dpp and slot.source == 1 and is_inline_constant(value)
+                and base_name(inst.idef) in RAW_CODE_DPP_SRC1):
+            return f"0x{value:x}"
         if not takes_float_modifiers(inst.idef, slot):
             neg = abs_ = False
         mods = SourceModifiers(neg, abs_, hi)
-        return render_source_operand(isa, value, operand, mods, inst.get("literal"), halves)
+        return render_source_operand(isa, value, operand, mods, inst.get("literal"), halves, remark)
 
     def e64_modifiers(self, inst: Instruction, slots: tuple[Slot, ...]) -> list[str]:
         words = []
@@ -764,11 +1070,16 @@ class VectorALU(FormatSyntax):
             if table:
                 words.append(f"bitop3:{table if table < 10 else hex(table)}")
         opsel = inst.get("opsel", 0)
-        if uses_byte_sel(inst.isa, inst.idef):
-            if opsel >> BYTE_SEL_SHIFT:
-                words.append(f"byte_sel:{opsel >> BYTE_SEL_SHIFT}")
-        elif has_op_sel(inst.isa, inst.idef) and op_sel_in_range(inst.idef, slots, opsel):
-            bits = op_sel_bits(inst.idef, slots, opsel)
+        byte_sel = byte_sel_bits(inst.isa, inst.idef)
+        if base_name(inst.idef) in LANE_SWAP_OPS:
+            words += [f"{word}:1" for word, bit in LANE_SWAP_FLAGS if opsel >> bit & 1]
+        elif byte_sel:
+            low, high = byte_sel
+            value = (opsel >> low & 1) | (opsel >> high & 1) << 1
+            if value:
+                words.append(f"byte_sel:{value}")
+        elif has_op_sel(inst.isa, inst.idef) and op_sel_in_range(inst.isa, inst.idef, slots, opsel):
+            bits = op_sel_bits(inst.isa, inst.idef, slots, opsel)
             if any(bits):
                 words.append("op_sel:[" + ",".join(map(str, bits)) + "]")
         if inst["clmp"]:
@@ -822,7 +1133,13 @@ class VectorALU(FormatSyntax):
             yield e64_format(isa, twin), twin, True
 
     def assemble_in(self, isa: ISA, stmt: Statement, fmt: Format, idef: InstrDef, e64: bool):
-        dpp, modifiers = parse_dpp(stmt.modifiers, isa.arch)
+        if not idef.operands and stmt.operands:
+            # `v_nop row_shl:1 ...`: the statement parser took the first modifier for an operand
+            stmt = replace(stmt, operands=[], modifiers=stmt.operands + stmt.modifiers)
+        if e64 and base_name(idef) in LANE_SWAP_OPS:
+            dpp, modifiers = None, stmt.modifiers  # its bound_ctrl/fi are op_sel bits, not DPP
+        else:
+            dpp, modifiers = parse_dpp(stmt.modifiers, isa.arch)
         if stmt.name.endswith("_dpp") and dpp is None:
             dpp = DppSettings("DPP16", {"dpp": 0xE4, "row_mask": 0xF, "bank_mask": 0xF, "bc": 0})
         slots = layout(isa, idef, e64, dpp is not None)
@@ -877,6 +1194,8 @@ class Encoding:
         elif slot.kind == "sdst":
             operand = mask_operand(self.isa, slot.operand)
             reg = ops.parse_register(piece.text, self.isa.arch)
+            if reg is not None and reg.value == NULL and self.isa.arch != "cdna":
+                reg = replace(reg, count=common.dwords(operand))  # null stands for a mask of any width
             if reg is None or reg.file != "s" or reg.value >= 128 or reg.count != common.dwords(operand):
                 raise piece.error("invalid operand for instruction")
             self.fields[slot.field] = reg.value
@@ -898,7 +1217,15 @@ class Encoding:
             index = common.parse_vgpr(Piece(text, piece.column), slot.operand, self.isa.arch)
         if true16(self.isa, slot.operand):
             index = self.place_half(piece, index, hi, 3)
+        self.check_lo128(piece, slot.operand, ops.VGPR_BASE + index)
         self.fields["vdst"] = index
+
+    def check_lo128(self, piece: Piece, operand: Operand | None, value: int) -> None:
+        """On RDNA4 a 16-bit e32 VGPR operand reaches v0..v127 only (see lo128_only): past that,
+        an unsuffixed mnemonic takes the e64 encoding, as with LLVM."""
+        if (not self.e64 and lo128_only(self.isa) and value >= ops.VGPR_BASE + 128
+                and common.operand_bits(operand) == 16):
+            raise piece.error("invalid operand for instruction")
 
     def place_half(self, piece: Piece, index: int, hi: bool, opsel_bit: int) -> int:
         """Where a true16 operand's half goes: bit 7 of an e32 VGPR index (which then reaches only
@@ -917,6 +1244,10 @@ class Encoding:
         operand = read_as(self.isa, operand)
         parsed = parse_source_operand(self.isa, piece, operand, allow_mods)
         value = parsed.value
+        if is_inline_float(value) and no_inline_float(self.isa, self.idef, self.e64):
+            parsed = replace(parsed, value=ops.LITERAL,
+                             literal=ops.float_bits(_INLINE_FLOATS[value - INLINE_FLOAT_FIRST], 16))
+            value = ops.LITERAL
         if parsed.literal is not None:
             if self.dpp is not None:
                 raise piece.error("invalid operand for instruction")
@@ -926,6 +1257,7 @@ class Encoding:
             raise piece.error("invalid operand for instruction")
         if value >= ops.VGPR_BASE and true16(self.isa, operand):
             value = ops.VGPR_BASE + self.place_half(piece, value - ops.VGPR_BASE, parsed.mods.hi, slot.source)
+        self.check_lo128(piece, operand, value)
         self.fields[slot.field] = value - ops.VGPR_BASE if vgpr_field else value
         self.neg |= parsed.mods.neg << slot.source
         self.abs |= parsed.mods.abs << slot.source
@@ -947,11 +1279,18 @@ class Encoding:
                 if table is None or not 0 <= table <= 0xFF:
                     raise piece.error("invalid bitop3 value")
                 self.neg, self.abs, self.fields["omod"] = table & 7, table >> 3 & 7, table >> 6
-            elif text.startswith("byte_sel:") and uses_byte_sel(self.isa, self.idef):
-                self.opsel |= _parse_byte_sel(piece, text[len("byte_sel:"):]) << BYTE_SEL_SHIFT
+            elif text.partition(":")[0] in dict(LANE_SWAP_FLAGS) and base_name(self.idef) in LANE_SWAP_OPS:
+                key, _, value = text.partition(":")
+                if key == "bound_ctrl" or value != "0":
+                    self.opsel |= 1 << dict(LANE_SWAP_FLAGS)[key]
+            elif text.startswith("byte_sel:") and byte_sel_bits(self.isa, self.idef):
+                value = _parse_byte_sel(piece, text[len("byte_sel:"):])
+                low, high = byte_sel_bits(self.isa, self.idef)
+                self.opsel |= (value & 1) << low | (value >> 1) << high
             elif text.startswith("op_sel:") and has_op_sel(self.isa, self.idef):
-                self.opsel |= op_sel_value(self.idef, slots, _parse_op_sel(piece, text[len("op_sel:"):],
-                                                                           op_sel_width(self.idef, slots)))
+                width = len(op_sel_positions(self.isa, self.idef, slots))
+                self.opsel |= op_sel_value(self.isa, self.idef, slots,
+                                           _parse_op_sel(piece, text[len("op_sel:"):], width))
             else:
                 raise piece.error("invalid operand for instruction")
 
@@ -981,7 +1320,9 @@ class Encoding:
             return fmt
         name = f"{fmt.name}_{part}" if part == "LIT" else f"{self.isa.root_of(fmt)}_{part}"
         variant = self.isa.formats.get(name)
-        if variant is None or self.idef.name not in variant.allowed:
+        # The spec has no DPP form of VOP3_SDST: its compares (v_cmp_*_e64_dpp) take VOP3's.
+        omitted = part != "LIT" and is_compare(self.idef) and self.isa.root_of(fmt) == "VOP3"
+        if variant is None or (self.idef.name not in variant.allowed and not omitted):
             what = "literal operands are" if part == "LIT" else "DPP is"
             raise AsmError(f"{what} not supported", 1)
         return variant
