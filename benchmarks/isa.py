@@ -28,10 +28,10 @@ LLVM_MC = "llvm-mc-22"
 
 
 def usable_entries(isa: ISA, target: str) -> list[dict]:
-    """Corpus entries of the default wave size that we both disassemble and assemble."""
+    """Corpus entries of the default wave size that LLVM reassembles and we both disassemble and assemble."""
     result = []
     for entry in corpus.load_entries(target):
-        if entry.get("wave") not in (None, isa.wave_size):
+        if entry.get("wave") not in (None, isa.wave_size) or entry["asm"] is None:
             continue
         data = bytes.fromhex(entry["bytes"])
         try:

@@ -7,6 +7,7 @@ gfx942, gfx950). On gfx12 the workgroup ids are also in the architected TTMP9 (x
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +27,9 @@ USER_SGPRS = (
     ("ENABLE_SGPR_FLAT_SCRATCH_INIT", "flat_scratch_init", 2),
     ("ENABLE_SGPR_PRIVATE_SEGMENT_SIZE", "private_segment_size", 1),
 )
+# COMPUTE_PGM_RSRC1 float fields -> the MODE register bit they initialize (layout: ops/modes.py).
+MODE_FROM_DESCRIPTOR = (("FLOAT_ROUND_MODE_32", 0), ("FLOAT_ROUND_MODE_16_64", 2), ("FLOAT_DENORM_MODE_32", 4),
+                        ("FLOAT_DENORM_MODE_16_64", 6), ("ENABLE_DX10_CLAMP", 8), ("ENABLE_IEEE_MODE", 9))
 
 
 @dataclass(frozen=True)
@@ -62,9 +66,26 @@ def vgpr_count(desc: KernelDescriptor, wave_size: int) -> int:
     return min(512, -(-(desc["GRANULATED_WORKITEM_VGPR_COUNT"] + 1) * granule // 8) * 8)
 
 
+def dispatch_packet(grid: tuple[int, int, int], block: tuple[int, int, int], desc: KernelDescriptor,
+                    kernel_object: int, kernarg_address: int) -> bytes:
+    """The AQL kernel dispatch packet (hsa_kernel_dispatch_packet_t, 64 bytes) the dispatch_ptr
+    SGPRs point at: grid_size in work-items, workgroup_size, segment sizes, kernel and kernarg addresses."""
+    header = 2  # HSA_PACKET_TYPE_KERNEL_DISPATCH
+    dimensions = 1 + (grid[1] * block[1] > 1 or grid[2] * block[2] > 1) + (grid[2] * block[2] > 1)
+    return struct.pack("<HHHHHHIIIIIQQQQ", header, dimensions, *block, 0, *(g * b for g, b in zip(grid, block)),
+                       desc.private_segment_fixed_size, desc.group_segment_fixed_size, kernel_object,
+                       kernarg_address, 0, 0)
+
+
+def initial_mode(desc: KernelDescriptor) -> int:
+    """MODE at the start of a dispatch; fields a target's descriptor lacks (gfx12: DX10, IEEE) stay 0."""
+    rsrc1 = desc.fields()["compute_pgm_rsrc1"]
+    return sum(rsrc1.get(name, 0) << bit for name, bit in MODE_FROM_DESCRIPTOR)
+
+
 def initialize(waves: Waves, desc: KernelDescriptor, addresses: LaunchAddresses, group_ids: np.ndarray,
                block: tuple[int, int, int]) -> None:
-    """Set SGPRs, v0 and EXEC of every wave; ``group_ids`` is [workgroups, 3] (x, y, z)."""
+    """Set SGPRs, v0, EXEC and MODE of every wave; ``group_ids`` is [workgroups, 3] (x, y, z)."""
     size = waves.wave_size
     user = user_sgpr_values(desc, addresses)
     waves.sgpr[:, :len(user)] = np.array(user, np.uint32)
@@ -89,3 +110,4 @@ def initialize(waves: Waves, desc: KernelDescriptor, addresses: LaunchAddresses,
     packed = x | ((y << 10) if enabled >= 1 else 0) | ((z << 20) if enabled >= 2 else 0)
     waves.vgpr[:, 0, :] = packed.astype(np.uint32)
     waves.write_mask(EXEC_LO, np.arange(waves.count), flat < threads)
+    waves.mode[:] = initial_mode(desc)

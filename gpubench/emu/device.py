@@ -143,7 +143,11 @@ class KernelHandle:
         waves.wave_id[:] = np.tile(np.arange(per_group), groups)
         waves.pc[:] = self.base + self.kernel.address
         group_ids = np.stack(np.unravel_index(np.arange(groups), grid[::-1])[::-1], axis=1).astype(np.uint32)
-        abi.initialize(waves, desc, abi.LaunchAddresses(kernarg_ptr=kernarg.address), group_ids, block)
+        packet = dev.alloc(PAGE, name="dispatch packet")  # a page: wide scalar loads stay mapped
+        aql = abi.dispatch_packet(grid, block, desc, self.base + self.kernel.descriptor_address, kernarg.address)
+        packet.data[:len(aql)] = np.frombuffer(aql, np.uint8)
+        abi.initialize(waves, desc, abi.LaunchAddresses(kernarg_ptr=kernarg.address, dispatch_ptr=packet.address),
+                       group_ids, block)
         lds = np.zeros((groups, max(1, desc.group_segment_fixed_size)), np.uint8)
         scratch = np.zeros((waves.count, desc.wave_size, desc.private_segment_fixed_size), np.uint8)
         ctx = Context(isa, waves, dev.memory, lds, scratch)
@@ -151,6 +155,7 @@ class KernelHandle:
             executor.run(ctx, watchdog)
         finally:
             dev.memory.unmap(kernarg.address)
+            dev.memory.unmap(packet.address)
         return LaunchStats(ctx.stats["wave_instructions"], ctx.stats["steps"], waves.count, ctx.stats["lane_operations"])
 
 

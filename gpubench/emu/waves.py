@@ -13,6 +13,9 @@ import numpy as np
 
 SGPRS = 128  # the scalar operand space 0..127 (VCC, TTMP, M0, EXEC ... live here too)
 VCC_LO, EXEC_LO = 106, 126
+# MODE until a dispatch sets it from the kernel descriptor: as compute kernels start (round to
+# nearest even, denormals kept, DX10 clamp, IEEE), so hand-made waves run float code too.
+DEFAULT_MODE = 0x3F0
 
 
 class WaveState(enum.IntEnum):
@@ -32,12 +35,14 @@ class Waves:
     workgroup: np.ndarray  # int64 [waves], index into the dispatch's workgroups
     wave_id: np.ndarray  # int64 [waves], the wave's index within its workgroup
     executed: np.ndarray  # int64 [waves], instructions executed (the watchdog and statistics read it)
+    mode: np.ndarray  # uint32 [waves], the MODE register (float round/denormal modes, IEEE ...: ops/modes.py)
 
     @classmethod
     def create(cls, count: int, wave_size: int, vgprs: int) -> "Waves":
         return cls(wave_size, np.zeros((count, SGPRS), np.uint32), np.zeros((count, vgprs, wave_size), np.uint32),
                    np.zeros(count, np.int64), np.zeros(count, bool), np.zeros(count, np.int8),
-                   np.zeros(count, np.int64), np.zeros(count, np.int64), np.zeros(count, np.int64))
+                   np.zeros(count, np.int64), np.zeros(count, np.int64), np.zeros(count, np.int64),
+                   np.full(count, DEFAULT_MODE, np.uint32))
 
     @property
     def count(self) -> int:
@@ -45,19 +50,13 @@ class Waves:
 
     def read_mask(self, reg: int, waves: np.ndarray) -> np.ndarray:
         """A lane mask register pair (EXEC, VCC, an SGPR pair) as bool [waves, lanes]."""
-        lo = self.sgpr[waves, reg].astype(np.uint64)
-        if self.wave_size == 64:
-            lo |= self.sgpr[waves, reg + 1].astype(np.uint64) << np.uint64(32)
-        bits = np.arange(self.wave_size, dtype=np.uint64)
-        return ((lo[:, None] >> bits) & np.uint64(1)).astype(bool)
+        words = np.ascontiguousarray(self.sgpr[waves, reg:reg + self.wave_size // 32])  # little-endian dwords
+        return np.unpackbits(words.view(np.uint8), axis=1, bitorder="little").view(bool)
 
     def write_mask(self, reg: int, waves: np.ndarray, mask: np.ndarray) -> None:
         """Store bool [waves, lanes] into a mask register (the pair's high half too in wave64)."""
-        weights = np.uint64(1) << np.arange(self.wave_size, dtype=np.uint64)
-        value = (mask.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
-        self.sgpr[waves, reg] = (value & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-        if self.wave_size == 64:
-            self.sgpr[waves, reg + 1] = (value >> np.uint64(32)).astype(np.uint32)
+        packed = np.packbits(np.asarray(mask, bool).reshape(len(waves), self.wave_size), axis=1, bitorder="little")
+        self.sgpr[waves, reg:reg + self.wave_size // 32] = packed.view(np.uint32)
 
     def exec_mask(self, waves: np.ndarray) -> np.ndarray:
         return self.read_mask(EXEC_LO, waves)

@@ -10,9 +10,22 @@ from kernel_runner import cases, run_case
 
 VARIANTS = ("gfx1100", "gfx1100-w64")
 RUNS = {
+    ("reduce_sum", "gfx1100"), ("reduce_sum", "gfx1100-w64"), ("matmul_tiled", "gfx1100-w64"),
+    ("atomic_lds", "gfx1100"), ("atomic_lds", "gfx1100-w64"), ("atomic_hist", "gfx1100-w64"),
+    ("atomic_ops", "gfx1100-w64"), ("crosslane_lanes", "gfx1100-w64"),
     ("ew_i32", "gfx1100-w64"),
+    ("ew_f32", "gfx1100"), ("ew_f32", "gfx1100-w64"), ("ew_f16", "gfx1100"), ("ew_f16", "gfx1100-w64"),
+    ("ew_bf16", "gfx1100"), ("ew_bf16", "gfx1100-w64"), ("ew_i8", "gfx1100"), ("ew_i8", "gfx1100-w64"),
+    ("ew_u8", "gfx1100"), ("ew_u8", "gfx1100-w64"), ("ew_i32", "gfx1100"), ("ew_i64", "gfx1100"),
+    ("ew_i64", "gfx1100-w64"), ("divergence", "gfx1100"), ("divergence", "gfx1100-w64"),
+    ("crosslane_dpp", "gfx1100"), ("crosslane_dpp", "gfx1100-w64"), ("dispatch_ids", "gfx1100"),
+    ("dispatch_ids", "gfx1100-w64"), ("matmul_tiled", "gfx1100"), ("atomic_hist", "gfx1100"),
+    ("atomic_ops", "gfx1100"), ("crosslane_lanes", "gfx1100"), ("crosslane_permlane", "gfx1100"),
+    ("crosslane_permlane", "gfx1100-w64"), ("scratch_array", "gfx1100"), ("scratch_array", "gfx1100-w64"),
     ("transcendental", "gfx1100"),
     ("transcendental", "gfx1100-w64"),
+    ("wmma_f32_f16", "gfx1100"),
+    ("wmma_f32_f16", "gfx1100-w64"),
 }
 PAIRS = [(name, variant) for name, case in cases.CASES.items() if case.expect == "ok"
          for variant in VARIANTS if variant in case.variants]
@@ -38,8 +51,7 @@ def test_out_of_bounds_store_is_a_page_fault(variant):
     assert {"pc", "instruction", "workgroup", "wave"} <= set(fault.context)
 
 
-@pytest.mark.parametrize("variant", [
-    pytest.param("gfx1100", marks=pytest.mark.xfail(strict=True, reason="VOPD not emulated yet")), "gfx1100-w64"])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_hung_kernel_is_stopped_by_the_watchdog(variant):
     with pytest.raises(WatchdogTimeout) as e:
         run_case(cases.CASES["hang_loop"], variant, watchdog=Watchdog(max_wave_instructions=20_000))

@@ -31,12 +31,16 @@ def factory(fn):
 
 def _load_factories() -> None:
     """Import every handler module once. The hand-written (manual) ones register first, so they win
-    over pseudocode that is prose or covers less than the hardware does; `alu` comes last."""
-    if FACTORIES:
+    over pseudocode that is prose or covers less than the hardware does; `alu` comes last. A module
+    imported earlier on its own (a test importing an exception class) keeps its place in that order."""
+    if getattr(_load_factories, "done", False):
         return
     names = sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in ("alu", "operands"))
-    for name in [*names, "alu"]:
-        importlib.import_module(f"{__name__}.{name}")
+    modules = [f"{__name__}.{name}" for name in [*names, "alu"]]
+    for module in modules:
+        importlib.import_module(module)
+    FACTORIES.sort(key=lambda make: modules.index(make.__module__) if make.__module__ in modules else -1)
+    _load_factories.done = True
 
 
 def handler_for(inst: Instruction) -> Handler:

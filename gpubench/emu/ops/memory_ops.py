@@ -1,25 +1,31 @@
-"""Scalar and global memory loads and stores (the manual's prose: the pseudocode's ADDR is the
-hardware's address calculation, written here once per family).
+"""Scalar memory loads, and the vector memory loads and stores of the FLAT family: GLOBAL, SCRATCH
+and FLAT (manual: the manual's prose on address calculation; the pseudocode's ADDR is written here
+once per family, MEM is a segment of segments.py).
 
-SMEM: ADDR = SGPR pair (or a buffer descriptor's base) + immediate offset + SGPR offset.
-GLOBAL: ADDR = (SGPR pair + 32-bit VGPR offset) or (64-bit VGPR address) + signed immediate.
-FLAT: ADDR = 64-bit VGPR address + immediate.
-Widths come from the operand tables; signedness and 16-bit halves from the mnemonic.
+SMEM: ADDR = SGPR pair (or a buffer descriptor's base) + immediate offset + SGPR offset (gfx9 with
+  imm = 0 and no soffset: the offset field names an SGPR instead).
+GLOBAL: ADDR = (SGPR pair + 32-bit VGPR offset) or (64-bit VGPR address, saddr off) + signed immediate;
+  GLOBAL_*_ADDTID: SGPR pair + immediate + lane * 4.
+SCRATCH: a 32-bit offset in the lane's private segment: SGPR (unless off) + VGPR (when the SVE bit is
+  set) + signed immediate.
+FLAT: 64-bit VGPR address + immediate (unsigned on CDNA, whose FLAT offset field has no sign bit); the
+  address's aperture picks global memory, LDS or scratch (segments.flat_split).
+Widths and types come from the mnemonic (lane_data.py). gfx12 names the fields vaddr/vsrc/ioffset.
 """
 from __future__ import annotations
-
-from contextlib import contextmanager
 
 import numpy as np
 
 from gpubench.emu.context import Context
-from gpubench.emu.ops import factory
+from gpubench.emu.ops import Unsupported, factory
 from gpubench.emu.ops import operands as opnd
+from gpubench.emu.ops.lane_data import data_access, from_vgprs, to_vgprs
+from gpubench.emu.ops.segments import GLOBAL, PRIVATE, Lanes, Segment, flat_split
 from gpubench.isa.decoder import Instruction
 
 NULL_RDNA, NULL_CDNA_OFF = 124, 0x7F
-SUBDWORD = {"U8": (1, False), "I8": (1, True), "U16": (2, False), "I16": (2, True), "B8": (1, False),
-            "B16": (2, False)}
+VECTOR_FAMILIES = {"GLOBAL": "global", "VGLOBAL": "global", "SCRATCH": "scratch", "VSCRATCH": "scratch",
+                   "FLAT": "flat", "VFLAT": "flat"}
 
 
 def _signed(value: int, bits: int) -> int:
@@ -30,8 +36,12 @@ def _smem_address(ctx: Context, inst: Instruction, waves: np.ndarray) -> np.ndar
     base = opnd.read_scalar(ctx, waves, inst["sbase"] * 2, 64)
     if inst.name.startswith("S_BUFFER_"):  # sbase names a buffer descriptor: base address in bits 47:0
         base = opnd.read_scalar(ctx, waves, inst["sbase"] * 2, 64) & np.uint64((1 << 48) - 1)
-    offset_field = inst.fmt.field("offset")
-    address = base + np.uint64(_signed(inst["offset"], offset_field.width) & 0xFFFFFFFFFFFFFFFF)
+    name = "ioffset" if inst.fmt.field("ioffset") else "offset"
+    offset = _signed(inst[name], inst.fmt.field(name).width)
+    if inst.get("imm", 1) == 0 and not inst.get("soffset_en"):  # gfx9: an SGPR in the offset field
+        address = base + opnd.read_scalar(ctx, waves, inst[name] & 0x7F, 32).astype(np.uint64)
+    else:
+        address = base + np.uint64(offset & 0xFFFFFFFFFFFFFFFF)
     soffset = inst.get("soffset")
     uses_soffset = inst.get("soffset_en", 1) if inst.isa.arch == "cdna" else soffset != NULL_RDNA
     if soffset is not None and uses_soffset:
@@ -55,92 +65,87 @@ def scalar_load(inst: Instruction):
     return run
 
 
-def _global_address(ctx: Context, inst: Instruction, waves: np.ndarray) -> np.ndarray:
-    """[waves, lanes] uint64 addresses."""
+def field(inst: Instruction, *names: str) -> int:
+    """The first of ``names`` the encoding has (gfx12 renamed addr/data/offset to vaddr/vsrc/ioffset)."""
+    for name in names:
+        value = inst.get(name)
+        if value is not None:
+            return value
+    raise KeyError(f"{inst.fmt.name} has none of {names}")
+
+
+def _immediate(inst: Instruction) -> int:
+    name = "ioffset" if inst.fmt.field("ioffset") else "offset"
+    width = inst.fmt.field(name).width
+    family = VECTOR_FAMILIES[inst.isa.root_of(inst.fmt)]
+    return inst[name] if family == "flat" and inst.isa.arch == "cdna" else _signed(inst[name], width)
+
+
+def _saddr(inst: Instruction) -> int | None:
+    """The SGPR base, or None when the field says off/NULL."""
     saddr = inst["saddr"]
-    off = NULL_CDNA_OFF if inst.isa.arch == "cdna" else NULL_RDNA
-    offset = np.uint64(_signed(inst["offset"], inst.fmt.field("offset").width) & 0xFFFFFFFFFFFFFFFF)
-    if saddr == off or saddr >= 0x7C and inst.isa.arch != "cdna":
-        address = opnd.read_vector(ctx, waves, inst["addr"] + opnd.VGPR_BASE, 64)
-    else:
-        vofs = ctx.waves.vgpr[waves, inst["addr"], :].astype(np.uint64)
-        address = opnd.read_scalar(ctx, waves, saddr, 64)[:, None] + vofs
-    return address + offset
+    if inst.isa.arch == "cdna":
+        return None if saddr == NULL_CDNA_OFF else saddr
+    return None if saddr >= NULL_RDNA else saddr
 
 
-@contextmanager
-def naming_lanes(ctx: Context, wave_of_access: np.ndarray, lane_of_access: np.ndarray):
-    """A fault in a flattened per-lane access names the wave and lane it came from."""
-    from gpubench.emu.memory import PageFault
-    try:
-        yield
-    except PageFault as fault:
-        if fault.lane is not None:
-            wave = int(wave_of_access[fault.lane])
-            fault.context.update(wave=int(ctx.waves.wave_id[wave]), workgroup=int(ctx.waves.workgroup[wave]))
-            fault.lane = int(lane_of_access[fault.lane])
-        raise
+def vector_address(ctx: Context, inst: Instruction, waves: np.ndarray) -> np.ndarray:
+    """[waves, lanes] uint64: the address (SCRATCH: the private-segment offset) each lane accesses."""
+    family = VECTOR_FAMILIES[inst.isa.root_of(inst.fmt)]
+    immediate = np.uint64(_immediate(inst) & 0xFFFFFFFFFFFFFFFF)
+    saddr = _saddr(inst)
+    vaddr = field(inst, "addr", "vaddr") if inst.idef.operand("addr") or inst.idef.operand("vaddr") else None
+    if family == "scratch":
+        offset = np.full((len(waves), ctx.waves.wave_size), immediate, np.uint64)
+        if saddr is not None:
+            offset += ctx.waves.sgpr[waves, saddr].astype(np.uint64)[:, None]
+        if inst.get("sve"):
+            offset += ctx.waves.vgpr[waves, vaddr, :].astype(np.uint64)
+        return offset & np.uint64(0xFFFFFFFF)
+    if vaddr is None:  # GLOBAL_*_ADDTID
+        lane_bytes = np.arange(ctx.waves.wave_size, dtype=np.uint64) * np.uint64(4)
+        return opnd.read_scalar(ctx, waves, saddr, 64)[:, None] + lane_bytes[None, :] + immediate
+    if saddr is None or family == "flat":
+        return opnd.read_vector(ctx, waves, vaddr + opnd.VGPR_BASE, 64) + immediate
+    offset = ctx.waves.vgpr[waves, vaddr, :].astype(np.uint64)
+    return opnd.read_scalar(ctx, waves, saddr, 64)[:, None] + offset + immediate
 
 
-def _access(inst: Instruction) -> tuple[int, bool, bool]:
-    """(bytes per lane, sign-extend, into the high 16 bits) for a load or store.
+def vector_segments(ctx: Context, inst: Instruction, waves: np.ndarray) -> list[tuple[Segment, Lanes]]:
+    """The active lanes of a FLAT-family access, by the segment each one reaches."""
+    lanes = Lanes.active(ctx, waves, vector_address(ctx, inst, waves))
+    family = VECTOR_FAMILIES[inst.isa.root_of(inst.fmt)]
+    if family == "flat":
+        return flat_split(lanes)
+    return [(PRIVATE if family == "scratch" else GLOBAL, lanes)]
 
-    GLOBAL_LOAD_D16_HI_U8 loads one byte zero-extended into bits 31:16; GLOBAL_STORE_B16_D16_HI
-    stores bits 31:16; a plain B16/U8/I8 access uses the low bits.
-    """
-    high = "_D16_HI" in inst.name
-    suffix = inst.name.removesuffix("_D16_HI").rsplit("_", 1)[-1]
-    if suffix in SUBDWORD:
-        return *SUBDWORD[suffix], high
-    data = inst.idef.operand("vdst") or inst.idef.operand("data")
-    return data.bits // 8, False, high
+
+def check_data_registers(inst: Instruction) -> None:
+    if inst.get("acc"):
+        raise Unsupported(f"{inst.name}: AGPR data is not emulated")
 
 
 @factory
-def global_memory(inst: Instruction):
-    root = inst.isa.root_of(inst.fmt)
-    # FLAT addresses are treated as global ones: an address in the LDS or scratch aperture is unmapped
-    # in the emulator's address space and faults, naming it.
-    if root not in ("GLOBAL", "VGLOBAL", "FLAT", "VFLAT") or not ("_LOAD_" in inst.name or "_STORE_" in inst.name) \
-            or "_LDS_" in inst.name or "ADDTID" in inst.name:
+def vector_load_store(inst: Instruction):
+    if inst.isa.root_of(inst.fmt) not in VECTOR_FAMILIES or "_ATOMIC_" in inst.name:
         return None
-    size, signed, high = _access(inst)
-    load = "_LOAD_" in inst.name
+    tokens = inst.name.split("_")
+    load = tokens[1] == "LOAD"
+    if not load and tokens[1] != "STORE":
+        return None  # GLOBAL_INV/WB: control.py
+    if any(t in tokens for t in ("LDS", "BLOCK", "TR")):
+        raise Unsupported(f"{inst.name} is not emulated (LDS DMA, block and transposing loads)")
+    check_data_registers(inst)
+    data = inst.idef.operand("vdst") if load else inst.idef.operand("data") or inst.idef.operand("vsrc")
+    access = data_access(inst.name, data.bits)
+    register = data.field
 
     def run(ctx: Context, waves: np.ndarray) -> None:
-        active = ctx.waves.exec_mask(waves)
-        address = _global_address(ctx, inst, waves)
-        wave_index, lane = np.nonzero(active)
-        lane_addresses = address[wave_index, lane]
-        vgpr = ctx.waves.vgpr
-        w = waves[wave_index]
-        with naming_lanes(ctx, w, lane):
-            transfer(ctx, w, lane, lane_addresses)
-        ctx.waves.pc[waves] += inst.size
-
-    def transfer(ctx: Context, w: np.ndarray, lane: np.ndarray, lane_addresses: np.ndarray) -> None:
-        vgpr = ctx.waves.vgpr
-        if load:
-            raw = ctx.memory.read(lane_addresses, size)
-            dest = inst["vdst"]
-            if size >= 4:
-                vgpr[w, dest:dest + size // 4, lane] = raw.view(np.uint32).reshape(-1, size // 4)
+        for segment, lanes in vector_segments(ctx, inst, waves):
+            if load:
+                to_vgprs(ctx, lanes, inst[register], segment.read(ctx, lanes, access.size), access)
             else:
-                value = raw.view(np.uint8 if size == 1 else np.uint16).reshape(-1).astype(np.uint32)
-                if signed:
-                    value = (value.astype(np.int32) << (32 - 8 * size) >> (32 - 8 * size)).astype(np.uint32)
-                if high:
-                    vgpr[w, dest, lane] = (vgpr[w, dest, lane] & 0xFFFF) | (value << 16)
-                elif "_D16" in inst.name:
-                    vgpr[w, dest, lane] = (vgpr[w, dest, lane] & 0xFFFF0000) | (value & 0xFFFF)
-                else:
-                    vgpr[w, dest, lane] = value
-        else:
-            src = inst["data"]
-            words = vgpr[w, src:src + max(1, size // 4), lane]
-            if high:
-                words = words >> 16
-            data = np.ascontiguousarray(words, dtype=np.uint32).view(np.uint8).reshape(len(w), -1)
-            ctx.memory.write(lane_addresses, data[:, :size])
+                segment.write(ctx, lanes, from_vgprs(ctx, lanes, inst[register], access))
+        ctx.waves.pc[waves] += inst.size
 
     return run

@@ -1,0 +1,318 @@
+"""Manual: the matrix instructions, D = A x B + C on tiles whose elements are spread over the lanes and
+VGPRs of a wave: WMMA (gfx11, gfx12) and MFMA (gfx942, gfx950). The pseudocode says only
+``D = A (16x16) * B (16x16) + C (16x16)``; layouts and modifiers come from AMD's RDNA3 ISA manual
+("Wave Matrix Multiply Accumulate"), AMD's matrix instruction calculator (gfx9 and gfx11 layouts),
+AMD's RDNA4 WMMA article (GPUOpen, "Using the Matrix Cores of AMD RDNA 4 architecture GPUs") and LLVM.
+
+WMMA gfx11: lane l holds row l%16 of A and column l%16 of B, all 16 K values packed low to high
+through the VGPRs (two f16 per VGPR, four 8-bit or eight 4-bit values). Lanes 16-31 (and 32-63 in
+wave64) must repeat lanes 0-15: the emulator reads lanes 0-15. C/D element (i, j) sits in lane
+j + 16 * (i % (wave/16)) of VGPR i // (wave/16): 8 VGPRs in wave32, 4 in wave64. A 16-bit C/D
+(v_wmma_f16/bf16) uses one half of each of those VGPRs, op_sel[2] picking the high one; the other
+half keeps its value.
+WMMA gfx12: no repetition. Lane l holds row (or column) l%16 and the K values of its lane group
+g = l // 16: K = g * (16 / groups) + e for its e-th packed element (groups = wave / 16). C/D element
+(i, j) sits in lane j + 16 * (i // rows) of VGPR i % rows, rows = 16 / groups; 16-bit C/D pack two
+rows per VGPR, low half first.
+WMMA modifiers: on f16/bf16 inputs NEG[n] / NEG_HI[n] negate the low / high 16-bit halves of A (n=0)
+and B (n=1); on a float C, NEG[2] negates and NEG_HI[2] takes the absolute value first (LLVM's WMMA
+operand modifiers). On iu8/iu4 inputs NEG[0] / NEG[1] say that A / B are signed, and the clamp bit
+saturates the i32 result instead of wrapping.
+
+MFMA (wave64, B blocks of M x N x K): an input element (row i of A or column j of B, k, block b) is
+element k % P of lane b*M + (k // P)*M*B + i, P = K / (64 / (M*B)) elements per lane packed through
+the VGPRs (an f64 takes a VGPR pair). Outputs are 4-row strips N lanes wide (1 row for f64): element
+(i, j, b) is in VGPR (pair) b*(M*N/64) + (i // (4*R))*4 + i%4, lane (b % S)*N + ((i//4) % R)*S*N + j,
+with R = 64/N strips per VGPR and S = ceil(64 / (M*N/4)) blocks per VGPR. FP8/BF8 are the FNUZ
+formats on gfx942 and the OCP ones on gfx950 (and gfx12). CBSZ/ABID/BLGP broadcasts, XF32, the
+F8F6F4 and scaled forms, sparse SMFMAC and AGPR operands are not emulated; on f64 the BLGP field is
+NEG (A, B, C).
+
+EXEC must be all ones (the manuals leave any other EXEC undefined): the emulator stops the dispatch
+otherwise. Float results are computed in float64 and rounded once to the result type (round to
+nearest even), which is exact for f16/bf16/fp8 products; the hardware's internal order of
+additions is not modelled.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpubench.emu.context import Context
+from gpubench.emu.ops import Unsupported, factory
+from gpubench.emu.ops import operands as opnd
+from gpubench.isa.decoder import Instruction
+
+TILE = 16
+WMMA_NAME = re.compile(r"V_WMMA_(F32|F16|BF16|I32)_16X16X(\d+)_(F16|BF16|IU8|IU4|FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
+MFMA_NAME = re.compile(r"V_MFMA_(F32|I32|F64)_(\d+)X(\d+)X(\d+)(?:_(\d+)B)?_(F32|F16|BF16|I8|F64|"
+                       r"FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
+BITS = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4, "I8": 8, "FP8": 8, "BF8": 8, "F32": 32, "I32": 32, "F64": 64}
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where each matrix element lives: its (first) VGPR offset, lane and bit offset, [blocks, rows, cols]."""
+
+    reg: np.ndarray
+    lane: np.ndarray
+    shift: np.ndarray
+
+
+@dataclass(frozen=True)
+class MatrixOp:
+    """One instruction's D = A x B + C: element types, layouts and modifiers."""
+
+    a_kind: str
+    b_kind: str
+    out: str
+    a_where: Placement  # A [blocks, m, k]
+    b_where: Placement  # B transposed [blocks, n, k]
+    cd_where: Placement  # C and D [blocks, m, n]
+    signed_a: bool = True
+    signed_b: bool = True
+    negate_a: tuple[bool, bool] = (False, False)  # (low halves, high halves)
+    negate_b: tuple[bool, bool] = (False, False)
+    negate_c: bool = False
+    abs_c: bool = False
+    clamp: bool = False
+    fnuz: bool = False  # FP8/BF8 in the FNUZ formats (gfx942)
+
+
+def _placement(reg: np.ndarray, lane: np.ndarray, element: np.ndarray, bits: int) -> Placement:
+    """Element ``element`` of ``reg``'s packed run: 64-bit elements take VGPR pairs."""
+    if bits == 64:
+        return Placement(reg + 2 * element, lane, np.zeros_like(lane))
+    return Placement(reg + element * bits // 32, lane, element * bits % 32)
+
+
+def _wmma_input(arch: str, wave_size: int, bits: int) -> Placement:
+    """A [1, m, k], or B transposed [1, n, k]."""
+    _, row, k = np.meshgrid(np.arange(1), np.arange(TILE), np.arange(TILE), indexing="ij")
+    if arch == "rdna3":
+        return _placement(np.zeros_like(k), row, k, bits)
+    per_lane = TILE // (wave_size // TILE)
+    return _placement(np.zeros_like(k), row + TILE * (k // per_lane), k % per_lane, bits)
+
+
+def _wmma_output(arch: str, wave_size: int, bits: int, high_half: bool) -> Placement:
+    _, i, j = np.meshgrid(np.arange(1), np.arange(TILE), np.arange(TILE), indexing="ij")
+    if arch == "rdna3":
+        rows_per_vgpr = wave_size // TILE
+        return Placement(i // rows_per_vgpr, j + TILE * (i % rows_per_vgpr),
+                         np.full(i.shape, 16 if bits == 16 and high_half else 0))
+    rows = TILE // (wave_size // TILE)
+    return _placement(np.zeros_like(i), j + TILE * (i // rows), i % rows, bits)
+
+
+def _mfma_input(outer: int, k_size: int, blocks: int, bits: int) -> Placement:
+    b, i, k = np.meshgrid(np.arange(blocks), np.arange(outer), np.arange(k_size), indexing="ij")
+    per_lane = k_size // (64 // (outer * blocks))
+    return _placement(np.zeros_like(k), b * outer + (k // per_lane) * outer * blocks + i, k % per_lane, bits)
+
+
+def _mfma_output(m: int, n: int, blocks: int, bits: int) -> Placement:
+    b, i, j = np.meshgrid(np.arange(blocks), np.arange(m), np.arange(n), indexing="ij")
+    strip = 1 if bits == 64 else 4
+    strips_per_vgpr = 64 // n
+    blocks_per_vgpr = -(-64 // (n * m // strip))
+    element = b * (m * n // 64) + (i // (strip * strips_per_vgpr)) * strip + i % strip
+    lane = (b % blocks_per_vgpr) * n + ((i // strip) % strips_per_vgpr) * blocks_per_vgpr * n + j
+    return _placement(np.zeros_like(element), lane, element, 32 if bits < 64 else 64)
+
+
+def _index(waves: np.ndarray, base: int, where: Placement, offset: int = 0):
+    rows = waves.reshape(-1, *([1] * where.reg.ndim))
+    return rows, base + offset + where.reg[None], where.lane[None]
+
+
+def _gather(ctx: Context, waves: np.ndarray, base: int, where: Placement, bits: int) -> np.ndarray:
+    """The raw element bits, [waves, blocks, rows, cols] (uint64 for 64-bit elements, else uint32)."""
+    vgpr = ctx.waves.vgpr
+    if bits == 64:
+        return vgpr[_index(waves, base, where)].astype(np.uint64) | \
+            (vgpr[_index(waves, base, where, 1)].astype(np.uint64) << np.uint64(32))
+    field = np.uint32((1 << bits) - 1 if bits < 32 else 0xFFFFFFFF)
+    return (vgpr[_index(waves, base, where)] >> where.shift[None].astype(np.uint32)) & field
+
+
+def _scatter(ctx: Context, waves: np.ndarray, base: int, where: Placement, bits: int, raw: np.ndarray) -> None:
+    """Write element bits into their VGPR fields, keeping the other bits of each VGPR."""
+    vgpr = ctx.waves.vgpr
+    if bits == 64:
+        vgpr[_index(waves, base, where)] = (raw & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+        vgpr[_index(waves, base, where, 1)] = (raw >> np.uint64(32)).astype(np.uint32)
+        return
+    field = (1 << bits) - 1 if bits < 32 else 0xFFFFFFFF
+    for shift in np.unique(where.shift):  # one pass per bit offset: no VGPR is written twice in a pass
+        pick = where.shift == shift
+        index = (waves[:, None], base + where.reg[pick][None], where.lane[pick][None])
+        mask = np.uint32(field << int(shift))
+        vgpr[index] = (vgpr[index] & ~mask) | ((raw[:, pick].astype(np.uint32) << np.uint32(shift)) & mask)
+
+
+def _fp8_table(exponent_bits: int, fnuz: bool) -> np.ndarray:
+    """The float64 value of each 8-bit code. OCP: E4M3 has no infinity and NaN at 0x7F/0xFF, E5M2
+    is IEEE-like. FNUZ: one more exponent bias, no infinity, no negative zero: 0x80 is the NaN."""
+    mantissa_bits = 7 - exponent_bits
+    bias = (1 << (exponent_bits - 1)) - (0 if fnuz else 1)
+    code = np.arange(256)
+    sign = np.where(code >> 7, -1.0, 1.0)
+    exponent = (code >> mantissa_bits) & ((1 << exponent_bits) - 1)
+    mantissa = code & ((1 << mantissa_bits) - 1)
+    normal = (1 + mantissa / (1 << mantissa_bits)) * np.exp2(exponent - bias)
+    subnormal = mantissa / (1 << mantissa_bits) * np.exp2(1 - bias)
+    value = sign * np.where(exponent == 0, subnormal, normal)
+    if fnuz:
+        value[0x80] = np.nan
+    elif exponent_bits == 4:
+        value[(code & 0x7F) == 0x7F] = np.nan
+    else:
+        top = exponent == (1 << exponent_bits) - 1
+        value[top] = np.where(mantissa[top] == 0, sign[top] * np.inf, np.nan)
+    return value
+
+
+def _decode(raw: np.ndarray, kind: str, signed: bool = True, fnuz: bool = False) -> np.ndarray:
+    """Element bits as float64, or int64 for integer kinds."""
+    if kind == "F16":
+        return raw.astype(np.uint16).view(np.float16).astype(np.float64)
+    if kind == "BF16":
+        return (raw.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+    if kind == "F32":
+        return raw.astype(np.uint32).view(np.float32).astype(np.float64)
+    if kind == "F64":
+        return raw.view(np.float64)
+    if kind in ("FP8", "BF8"):
+        return _fp8_table(4 if kind == "FP8" else 5, fnuz)[raw]
+    bits = BITS[kind]
+    value = raw.astype(np.int64)
+    return value - ((value >> (bits - 1)) << bits) if signed else value
+
+
+def _to_bf16_bits(values: np.ndarray) -> np.ndarray:
+    """float64 -> bf16 bits, rounding to nearest even (through f32, as the result is accumulated)."""
+    bits = values.astype(np.float32).view(np.uint32)
+    rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)
+    quiet = (bits >> np.uint32(16)) | np.uint32(0x40)
+    return np.where(np.isnan(values), quiet, rounded).astype(np.uint32)
+
+
+def _encode(values: np.ndarray, kind: str, clamp: bool) -> np.ndarray:
+    if kind == "F32":
+        return values.astype(np.float32).view(np.uint32)
+    if kind == "F64":
+        return values.astype(np.float64).view(np.uint64)
+    if kind == "F16":
+        return values.astype(np.float16).view(np.uint16).astype(np.uint32)
+    if kind == "BF16":
+        return _to_bf16_bits(values)
+    if clamp:
+        values = np.clip(values, -(1 << 31), (1 << 31) - 1)
+    return (values & 0xFFFFFFFF).astype(np.uint32)
+
+
+def _inline_accumulator(value: int, kind: str) -> int:
+    """An inline constant C (0, 1.0 ...) as the bits of one accumulator element."""
+    if kind == "BF16":
+        return opnd.constant_bits(value, 32, "FMT_NUM_F32") >> 16
+    return opnd.constant_bits(value, BITS[kind], f"FMT_NUM_{kind}")
+
+
+def _negate_halves(values: np.ndarray, where: Placement, negate: tuple[bool, bool]) -> np.ndarray:
+    low, high = negate
+    sign = np.where(where.shift == 0, -1.0 if low else 1.0, -1.0 if high else 1.0)
+    return values * sign[None]
+
+
+def _operands(inst: Instruction) -> tuple[int, int, int, int | None]:
+    """(A's VGPR, B's VGPR, D's VGPR, C's VGPR or None for an inline constant)."""
+    a, b, c = (inst[f] - opnd.VGPR_BASE for f in ("src0", "src1", "src2"))
+    if a < 0 or b < 0:
+        raise ValueError(f"{inst.name}: A and B must be VGPRs")
+    return a, b, inst["vdst"], c if c >= 0 else None
+
+
+def matrix_handler(inst: Instruction, op: MatrixOp):
+    a_base, b_base, d_base, c_base = _operands(inst)
+    out_bits = BITS[op.out]
+    c_inline = None if c_base is not None else _inline_accumulator(inst["src2"], op.out)
+    if c_base is None and c_inline is None:
+        raise ValueError(f"{inst.name}: C must be a VGPR or an inline constant")
+
+    def run(ctx: Context, waves: np.ndarray) -> None:
+        if not ctx.waves.exec_mask(waves).all():
+            raise ValueError(f"{inst.name} needs EXEC to be all ones (a wave has inactive lanes)")
+        a = _decode(_gather(ctx, waves, a_base, op.a_where, BITS[op.a_kind]), op.a_kind, op.signed_a, op.fnuz)
+        b = _decode(_gather(ctx, waves, b_base, op.b_where, BITS[op.b_kind]), op.b_kind, op.signed_b, op.fnuz)
+        a = _negate_halves(a, op.a_where, op.negate_a) if any(op.negate_a) else a
+        b = _negate_halves(b, op.b_where, op.negate_b) if any(op.negate_b) else b
+        if c_base is not None:
+            c = _decode(_gather(ctx, waves, c_base, op.cd_where, out_bits), op.out)
+        else:
+            c = _decode(np.full((len(waves), *op.cd_where.reg.shape), c_inline, np.uint64), op.out)
+        if op.abs_c:
+            c = np.abs(c)
+        if op.negate_c:
+            c = -c
+        with np.errstate(all="ignore"):
+            d = np.matmul(a, np.swapaxes(b, -1, -2)) + c
+            raw = _encode(d, op.out, op.clamp)
+        _scatter(ctx, waves, d_base, op.cd_where, out_bits, raw)
+        ctx.waves.pc[waves] += inst.size
+
+    return run
+
+
+def wmma(inst: Instruction, out: str, k_size: int, a_kind: str, b_kind: str) -> MatrixOp:
+    arch, wave_size = inst.isa.arch, inst.isa.wave_size
+    if k_size != TILE:
+        raise Unsupported(f"{inst.name}: K = {k_size} layouts are not emulated")
+    neg, neg_hi, clamp = inst.get("neg", 0), inst.get("neg_hi", 0), bool(inst.get("clmp", 0))
+    integer = out == "I32"
+    if clamp and not integer:
+        raise Unsupported(f"{inst.name}: clamp on a float result is not emulated")
+    halves = BITS[a_kind] == 16
+    return MatrixOp(
+        a_kind, b_kind, out, _wmma_input(arch, wave_size, BITS[a_kind]), _wmma_input(arch, wave_size, BITS[b_kind]),
+        _wmma_output(arch, wave_size, BITS[out], bool(inst.get("opsel", 0) & 4)),
+        signed_a=bool(neg & 1), signed_b=bool(neg & 2),
+        negate_a=(bool(neg & 1), bool(neg_hi & 1)) if halves else (False, False),
+        negate_b=(bool(neg & 2), bool(neg_hi & 2)) if halves else (False, False),
+        negate_c=not integer and bool(neg & 4), abs_c=not integer and bool(neg_hi & 4), clamp=clamp)
+
+
+def mfma(inst: Instruction, found: re.Match) -> MatrixOp:
+    out, m, n, k_size = found.group(1), int(found.group(2)), int(found.group(3)), int(found.group(4))
+    blocks = int(found.group(5) or 1)
+    a_kind, _, b_kind = found.group(6).partition("_")
+    b_kind = b_kind or a_kind
+    if inst.get("acc_cd") or inst.get("acc"):
+        raise Unsupported(f"{inst.name} with AGPR operands")
+    neg = 0
+    if out == "F64":
+        neg = inst.get("neg", 0)  # the BLGP field
+    elif inst.get("cbsz") or inst.get("abid") or inst.get("blgp"):
+        raise Unsupported(f"{inst.name}: CBSZ/ABID/BLGP broadcasts are not emulated")
+    return MatrixOp(
+        a_kind, b_kind, out, _mfma_input(m, k_size, blocks, BITS[a_kind]), _mfma_input(n, k_size, blocks, BITS[b_kind]),
+        _mfma_output(m, n, blocks, BITS[out]),
+        negate_a=(bool(neg & 1),) * 2, negate_b=(bool(neg & 2),) * 2, negate_c=bool(neg & 4),
+        fnuz=inst.isa.target.name == "gfx942")
+
+
+@factory
+def matrix(inst: Instruction):
+    name = inst.name
+    if not name.startswith(("V_WMMA_", "V_SWMMAC_", "V_MFMA_", "V_SMFMAC_")):
+        return None
+    if inst.fmt.name != inst.isa.root_of(inst.fmt) and not inst.fmt.name.endswith("_MFMA"):
+        raise Unsupported(f"{name} in {inst.fmt.name} form")
+    if (found := WMMA_NAME.match(name)) is not None:
+        a_kind, _, b_kind = found.group(3).partition("_")
+        return matrix_handler(inst, wmma(inst, found.group(1), int(found.group(2)), a_kind, b_kind or a_kind))
+    if (found := MFMA_NAME.match(name)) is not None and inst.isa.wave_size == 64:
+        return matrix_handler(inst, mfma(inst, found))
+    raise Unsupported(f"{name} is not emulated (sparse, scaled, XF32 and F8F6F4 matrix forms)")
