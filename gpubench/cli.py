@@ -30,6 +30,12 @@ def _isa(mcpu: str, mattr: str | None) -> ISA:
         raise click.BadParameter(str(e), param_hint="--mcpu") from None
 
 
+def _name(source) -> str:
+    """The input's name in messages: its path, or <stdin> (also for streams without a name)."""
+    name = getattr(source, "name", "<stdin>")
+    return "<stdin>" if name == "-" else name
+
+
 def encoding_comment(data: bytes) -> str:
     return "; encoding: [" + ",".join(f"0x{b:02x}" for b in data) + "]"
 
@@ -63,7 +69,7 @@ def disasm(mcpu: str, mattr: str | None, show_encoding: bool, source) -> None:
     data = source.read()
     if data.startswith(b"\x7fELF"):
         from gpubench.isa.codeobject import objdump
-        click.echo(objdump(data, name=source.name), nl=False)
+        click.echo(objdump(data, name=_name(source)), nl=False)
         return
     from gpubench.isa.disasm import disassemble_hex
     isa = _isa(mcpu, mattr)
@@ -71,7 +77,7 @@ def disasm(mcpu: str, mattr: str | None, show_encoding: bool, source) -> None:
         if item.text is None:
             column = item.line.columns[item.offset] if item.offset < len(item.line.columns) else 1
             source_line = data.decode().splitlines()[item.line.number - 1]
-            click.echo(f"{source.name}:{item.line.number}:{column}: warning: invalid instruction encoding\n"
+            click.echo(f"{_name(source)}:{item.line.number}:{column}: warning: invalid instruction encoding\n"
                        f"{source_line}\n{' ' * (column - 1)}^", err=True)
             continue
         click.echo("\t" + (with_encoding(item.text, item.inst.bytes) if show_encoding else item.text))
@@ -94,10 +100,10 @@ def asm(mcpu: str, mattr: str | None, show_encoding: bool, filetype: str, output
     isa = _isa(mcpu, mattr)
     try:
         if filetype == "obj":
-            code_object = assemble_code_object(isa, source.read(), source.name, mattr)
+            code_object = assemble_code_object(isa, source.read(), _name(source), mattr)
             (output or click.get_binary_stream("stdout")).write(code_object)
             return
-        program = assemble(isa, source.read(), filename=source.name)
+        program = assemble(isa, source.read(), filename=_name(source))
     except AssemblyError as e:
         click.echo(str(e), err=True)
         sys.exit(1)
