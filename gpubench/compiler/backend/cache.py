@@ -17,8 +17,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from gpubench.compiler.backend.codegen import Generated, generate
 from gpubench.compiler.backend.compiled import CompiledOp
+from gpubench.compiler.backend.generate import Generated, generate
 from gpubench.compiler.backend.operands import BackendUnsupported
 from gpubench.compiler.backend.ports import PortSpec
 from gpubench.compiler.pcode import InstructionLibrary, Prose, read_pseudocode

@@ -72,8 +72,9 @@ def _nan_kind(quiet: bool) -> Lowering:
     def lower(ops: Ops, args: list[Operand]) -> Operand:
         x = _float_arg(ops, args[0])
         f = fmt(x.dtype)
-        test = "!=" if quiet else "=="
-        return ops.arr(f"rt.isnan({x.code}, {f}) & ((rt.bits_of({x.code}, {f}) & {f}.quiet_bit) {test} 0)", U1)
+        nan = ops.arr(f"rt.isnan({x.code}, {f})", U1)  # the same code as isNAN's, so computed once
+        quiet_bit = ops.arr(f"(rt.bits_of({x.code}, {f}) & {f}.quiet_bit) != 0", U1)
+        return ops.logical_and(nan, quiet_bit if quiet else ops.logical_not(quiet_bit))
 
     return lower
 

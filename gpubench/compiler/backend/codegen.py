@@ -15,28 +15,30 @@ compute values that are discarded (numpy warnings for them are silenced by the c
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from gpubench.compiler.backend import calls, render
 from gpubench.compiler.backend import operands as od
 from gpubench.compiler.backend.emitter import Emitter
-from gpubench.compiler.backend.operands import Arr, BackendUnsupported, Const, Operand, Pow2
+from gpubench.compiler.backend.operands import Arr, BackendUnsupported, Const, Operand
 from gpubench.compiler.backend.ops import FALSE, Ops
+from gpubench.compiler.backend.placecode import PlaceCompiler
 from gpubench.compiler.backend.ports import (
+    ALIASES,
     FLAGS,
+    NOT_MODELLED_STATE,
     PROVISIONAL_WIDTH,
     RECORD_FIELDS,
     REGISTERS,
+    SOURCE_ARRAYS,
     PortSpec,
     PortUse,
     field_port,
 )
 from gpubench.compiler.backend.scope import (
     ArrayVar,
-    BitsPlace,
     Closure,
-    ElementPlace,
-    LaneBitPlace,
     Scope,
     SourceArray,
     ValuePlace,
@@ -50,23 +52,6 @@ from gpubench.compiler.pcode.evaluator import InstructionLibrary
 from gpubench.compiler.pcode.helpers import HELPERS, not_modelled_reason
 from gpubench.compiler.pcode.values import Value
 
-# The manual's other spellings of state (as in the evaluator).
-_ALIASES: dict[str, ir.Expr] = {
-    "laneID": ir.Name("laneId"),
-    "wave32": ir.Name("WAVE32"),
-    "EXEC_LO": ir.Slice(ir.Name("EXEC"), ir.IntLit(31, None), ir.IntLit(0, None)),
-    "EXEC_HI": ir.Slice(ir.Name("EXEC"), ir.IntLit(63, None), ir.IntLit(32, None)),
-    "VCC_LO": ir.Slice(ir.Name("VCC"), ir.IntLit(31, None), ir.IntLit(0, None)),
-    "VCC_HI": ir.Slice(ir.Name("VCC"), ir.IntLit(63, None), ir.IntLit(32, None)),
-}
-_SOURCE_ARRAYS = {"S": ("S0", "S1", "S2")}
-_NOT_MODELLED_STATE = {
-    "VGPR": "cross-lane VGPR access belongs to the emulator (it gathers operands before the call)",
-    "SGPR": "register-file indexing (SGPR[...]) belongs to the emulator",
-    "MEM": "memory belongs to the emulator's memory model",
-    "LDS": "memory belongs to the emulator's memory model",
-    "HW_REGISTERS": "hardware registers outside one lane",
-}
 # Constants the manual uses but never defines. The evaluator fails on the lanes that read one; the
 # generated code raises rt.UndefinedState if any lane of the call reads one (lanes that read nothing
 # undefined get their values).
@@ -86,7 +71,7 @@ class Frame:
     result: Operand | None = None
 
 
-class Compiler:
+class Compiler(PlaceCompiler):
     """Compiles one program. ``specs`` is None in the first pass, which only records port use."""
 
     def __init__(self, program: ir.Program, name: str, library: InstructionLibrary | None,
@@ -154,7 +139,7 @@ class Compiler:
             dtype = DataType("b", spec.width if spec else PROVISIONAL_WIDTH)
         is_input = spec.is_input if spec else True
         value = Arr(name, dtype) if is_input else Const(ref.typed(dtype, 0))
-        var = Var(name, dtype, value, port=use, growable=self.specs is None)
+        var = Var(name, dtype, value, port=use, growable=self.specs is None, unwritten=not is_input)
         self.ports[name] = var
         return var
 
@@ -163,14 +148,14 @@ class Compiler:
         found = scope.find(name)
         if found is not None:
             return found
-        if name in _ALIASES:
-            return _ALIASES[name]
-        if name in _SOURCE_ARRAYS:
-            return SourceArray(_SOURCE_ARRAYS[name])
+        if name in ALIASES:
+            return ALIASES[name]
+        if name in SOURCE_ARRAYS:
+            return SourceArray(SOURCE_ARRAYS[name])
         if name in REGISTERS or name in FLAGS:
             return self.port(name, lane_bit=False)
-        if name in _NOT_MODELLED_STATE:
-            raise self.unsupported(f"{name}: {_NOT_MODELLED_STATE[name]}")
+        if name in NOT_MODELLED_STATE:
+            raise self.unsupported(f"{name}: {NOT_MODELLED_STATE[name]}")
         if name in _UNDEFINED_CONSTANTS:
             return self._undefined(name)
         raise self.unsupported(f"{name} is not wave state the backend knows")
@@ -228,6 +213,10 @@ class Compiler:
                 raise self.unsupported(f"the statement {type(stmt).__name__}")
 
     def exec_if(self, stmt: ir.If, scope: Scope) -> None:
+        target = stmt.branches[0].body.stmts[0].target if _is_selection(stmt) else None
+        if target is not None and (not isinstance(target, ir.Name) or scope.find(target.ident) is not None):
+            self.exec_selection(stmt, scope)  # (a fresh local's type would depend on the branch taken)
+            return
         saved, saved_definite = self.mask, self.definite_mask
         before = {name: use.defined for name, use in self.uses.items()}
         defined_by_all: dict[str, int] | None = None  # port bits that every branch writes in full
@@ -265,6 +254,39 @@ class Compiler:
             use.defined = before.get(name, 0) | (defined_by_all or {}).get(name, 0)
         self.mask, self.definite_mask = self._and(saved, self._live()), saved_definite
 
+    def exec_selection(self, stmt: ir.If, scope: Scope) -> None:
+        """``if c1 then x = v1 elsif c2 then x = v2 ... else x = vn endif``: one assignment of
+        ``c1 ? v1 : c2 ? v2 : ... vn``. Selecting on the raw conditions from the last branch back needs no
+        masks of the lanes that remain after each branch, and the store is one masked write."""
+        target = stmt.branches[0].body.stmts[0].target
+        dtype = self.place(target, scope).dtype
+        values, conds = [], []
+        for branch in stmt.branches:
+            with self._evaluated_where([(c, False) for c in conds]):  # earlier conditions failed
+                conds.append(self.ops.truthy(self.value(branch.cond, scope)))
+                with self._evaluated_where([(conds[-1], True)]):
+                    values.append(self._converted(branch.body.stmts[0].value, dtype, scope))
+        with self._evaluated_where([(c, False) for c in conds]):
+            chosen = self._converted(stmt.orelse.stmts[0].value, dtype, scope)
+        for cond, value in zip(reversed(conds), reversed(values), strict=True):
+            chosen = self.ops.select(cond, value, chosen)
+        self.store(target, chosen, scope)
+
+    @contextmanager
+    def _evaluated_where(self, conditions: list[tuple[Operand, bool]]):
+        """Code compiled inside runs on every lane, but the evaluator runs it only where each condition
+        is (or, with False, is not) true: undefined-constant guards must know."""
+        self.lazy.extend(conditions)
+        try:
+            yield
+        finally:
+            del self.lazy[len(self.lazy) - len(conditions):]
+
+    def _converted(self, expr: ir.Expr, dtype: DataType, scope: Scope) -> Operand:
+        value = self.value(expr, scope)
+        return self.ops.bits(value, dtype.bits) if dtype.kind == "b" and value.dtype is not None and \
+            value.dtype.is_float else self.ops.convert(value, dtype)
+
     def exec_for(self, stmt: ir.For, scope: Scope) -> None:
         start, stop = self.value(stmt.start, scope), self.value(stmt.stop, scope)
         if not (isinstance(start, Const) and isinstance(stop, Const)):
@@ -294,7 +316,7 @@ class Compiler:
         if isinstance(existing, Var):  # an existing register: the declaration gives its type
             existing.value = self.ops.reinterpret(existing.value, stmt.dtype)
             existing.dtype = stmt.dtype
-        elif existing is None and stmt.name not in _SOURCE_ARRAYS:
+        elif existing is None and stmt.name not in SOURCE_ARRAYS:
             zero = Const(ref.typed(stmt.dtype, 0))
             if stmt.length is None:
                 scope.bind(stmt.name, Var(stmt.name, stmt.dtype, zero))
@@ -368,7 +390,7 @@ class Compiler:
             return
         if isinstance(target, ir.Name):
             existing = scope.find(target.ident)
-            if existing is None and target.ident not in _ALIASES and target.ident not in REGISTERS | FLAGS:
+            if existing is None and target.ident not in ALIASES and target.ident not in REGISTERS | FLAGS:
                 dtype = value.dtype or self._literal_type(value)
                 scope.bind(target.ident, Var(target.ident, dtype, Const(ref.typed(dtype, 0)),
                                              birth=tuple(self.branch_path)))
@@ -421,269 +443,12 @@ class Compiler:
             var.port.note_write(lo, hi, unconditional=self.mask is self.definite_mask and span is not None)
         if var.dtype is None:
             raise self.unsupported(f"assignment to the lambda parameter {var.name}")
-        var.value = value if self.mask is None else self.ops.select(self.mask, value, var.value)
+        # An output port that is not an input starts with no meaningful value: the first pass found
+        # every lane writes all of it, so a masked write need not keep the other lanes' (unread) bits.
+        var.value = value if self.mask is None or var.unwritten else self.ops.select(self.mask, value, var.value)
+        var.unwritten = False
         if var.name == "ROUND_MODE":
             self.ops.rounding = value.value.data
-
-    def write(self, place: object, pattern: Operand, min_width: int, span: tuple[int, int] | None) -> None:
-        """Store a bit pattern (typed b<place width>) through a place, as places.py does. ``span``: the
-        bits of the place that are written on every lane of the mask; None when not known statically."""
-        match place:
-            case VarPlace(var):
-                if var.growable and min_width > var.dtype.bits:
-                    self._grow(var, min_width)
-                resized = self.ops.bits(pattern, var.dtype.bits)
-                self.assign_var(var, self.ops.from_bits(resized, var.dtype), span)
-            case BitsPlace():
-                self._write_bits(place, pattern, span)
-            case ElementPlace(array, index):
-                saved = self.mask
-                for k, element in enumerate(array.elements):
-                    hit = self.ops.compare("==", index, Const(Value(None, k)))
-                    self.mask = self._and(saved, hit)
-                    if self.mask != FALSE:
-                        self.assign_var(element, self.ops.from_bits(pattern, element.dtype), None)
-                self.mask = saved
-            case LaneBitPlace(var):
-                self.assign_var(var, self.ops.convert(pattern, U1), (0, 1))
-            case _:
-                raise self.unsupported("assignment to a computed value")
-
-    def _write_bits(self, place: BitsPlace, pattern: Operand, span: tuple[int, int] | None) -> None:
-        """Read-modify-write of the parent's bits (places.BitsPlace.write); a local parent may grow."""
-        width = place.dtype.bits
-        if place.reversed:
-            pattern = self._reverse(pattern, width)
-        parent, lo = place.parent, place.lo
-        if isinstance(lo, int):
-            grows = isinstance(parent, VarPlace) and parent.var.growable
-            total = max(parent.dtype.bits, lo + width) if grows else parent.dtype.bits
-            outer = (lo + span[0], lo + span[1]) if span is not None else None
-            if lo == 0 and width >= total:
-                self.write(parent, self.ops.bits(pattern, total), total, outer)
-                return
-        else:
-            total, outer = parent.dtype.bits, None
-        t = DataType("b", total)
-        old = self.ops.bits(self._read(parent, note=False), total)
-        new = self.ops.bits(pattern, total)
-        if isinstance(lo, int):
-            keep = Const(ref.typed(t, ~(((1 << width) - 1) << lo)))
-            kept = old if isinstance(old, Const) and not old.value.data else self.ops.arithmetic("&", old, keep)
-            kept = self.ops.bits(kept, total)
-            moved = self._shift_left_raw(new, lo, t)
-        else:
-            count = self._count_code(lo, t)
-            field = self.ops.code(Const(ref.typed(t, (1 << width) - 1)), t)
-            kept = self.ops.arr(f"{self.ops.code(old, t)} & ~({field} << {count})", t)
-            moved = self.ops.arr(f"{self.ops.code(new, t)} << {count}", t)
-        self.write(parent, self._or_bits(kept, moved, t), (lo if isinstance(lo, int) else 0) + width, outer)
-
-    def _or_bits(self, a: Operand, b: Operand, t: DataType) -> Operand:
-        if isinstance(a, Const) and not a.value.data:
-            return b if b.dtype == t else self.ops.bits(b, t.bits)
-        if isinstance(b, Const) and not b.value.data:
-            return a
-        if isinstance(a, Const) and isinstance(b, Const):
-            return Const(ref.typed(t, a.value.data | b.value.data))
-        return self.ops.arr(f"{self.ops.code(a, t)} | {self.ops.code(b, t)}", t)
-
-    def _shift_left_raw(self, pattern: Operand, count: int, t: DataType) -> Operand:
-        """A pattern moved up inside a b<t.bits> container (bits past the top fall off)."""
-        if isinstance(pattern, Const):
-            return Const(ref.typed(t, pattern.value.data << count))
-        if count == 0:
-            return pattern
-        if od.is_object(t):
-            return self.ops.arr(f"({pattern.code} << {count}) & {t.mask}", t)
-        box = od.container(t)
-        code = f"{pattern.code} << {self.ops._k(count, box)}"
-        if od.is_native(t) or od.is_bool(t):
-            return self.ops.arr(code, t)
-        return self.ops.arr(f"({code}) & {self.ops._k(t.mask, box)}", t)
-
-    def _count_code(self, count: Operand, t: DataType) -> str:
-        if od.is_object(t):
-            return f"np.minimum({count.code}, {t.bits}).astype(object)"
-        return self.ops._shift_count(count, DataType("u", od.container_bits(t)))
-
-    def _grow(self, var: Var, width: int) -> None:
-        """A local written past its end grows (Reg.grow): same bits, wider type."""
-        kind = var.dtype.kind if not var.dtype.is_float else "b"
-        wider = DataType(kind, width)
-        pattern = self.ops.bits(var.value, var.dtype.bits)
-        var.value = self.ops.from_bits(self.ops.bits(pattern, width), wider)
-        var.dtype = wider
-
-    # --- places --------------------------------------------------------------------------------------
-
-    def place(self, expr: ir.Expr, scope: Scope, create: bool = False) -> object:
-        located = self.locate(expr, scope, create)
-        if isinstance(located, (ArrayVar, Closure, SourceArray)):
-            raise self.unsupported(f"{render.expr(expr)} is a {type(located).__name__}, not a value")
-        return located
-
-    def locate(self, expr: ir.Expr, scope: Scope, create: bool = False) -> object:
-        """The place (or array, lambda, source array) an expression names (evaluator.locate)."""
-        match expr:
-            case ir.Name(ident):
-                return self._locate_name(ident, scope, create)
-            case ir.View(base, dtype):
-                located = self.locate(base, scope, create)
-                if isinstance(located, ValuePlace):
-                    return ValuePlace(self.ops.reinterpret(located.value, dtype))
-                return BitsPlace(self._as_place(located, base), 0, dtype)
-            case ir.Field(ir.Name(record), name):
-                if name not in RECORD_FIELDS.get(record, ()):
-                    raise self.unsupported(f"{record}.{name} is not state the backend knows")
-                return VarPlace(self.port(field_port(record, name), lane_bit=False))
-            case ir.Index(base, ir.Name("laneId") | ir.Name("laneID")) if self._lane_mask_name(base, scope):
-                return LaneBitPlace(self.port(self._lane_mask_name(base, scope), lane_bit=True))
-            case ir.Index(base, index):
-                located = self.locate(base, scope, create)
-                i = self.value(index, scope)
-                if isinstance(located, ArrayVar):
-                    if isinstance(i, Const):
-                        return VarPlace(located.elements[od.int_value_of(i.value)])
-                    return ElementPlace(located, i)
-                if isinstance(located, SourceArray):
-                    if not isinstance(i, Const):
-                        raise self.unsupported("S[i] with an index only known at run time")
-                    return self._locate_name(located.names[od.int_value_of(i.value)], scope, create)
-                return BitsPlace(self._as_place(located, base), self._index(i), DataType("u", 1))
-            case ir.Slice(base, hi, lo):
-                place = self._as_place(self.locate(base, scope, create), base)
-                h, low = self._constant_int(hi, scope), self._constant_int(lo, scope)
-                if h >= low:
-                    return BitsPlace(place, low, DataType("b", h - low + 1))
-                return BitsPlace(place, h, DataType("b", low - h + 1), reversed=True)
-            case ir.PartSelect(base, lo, width):
-                place = self._as_place(self.locate(base, scope, create), base)
-                w = self._constant_int(width, scope)
-                return BitsPlace(place, self._index(self.value(lo, scope)), DataType("b", w))
-            case _:
-                return ValuePlace(self.value(expr, scope))
-
-    def _lane_mask_name(self, base: ir.Expr, scope: Scope) -> str | None:
-        """``X[laneId]`` or ``X.u64[laneId]`` where X is a wave-state register (not a local)."""
-        while isinstance(base, ir.View):
-            base = base.base
-        if isinstance(base, ir.Name) and scope.find(base.ident) is None and base.ident in REGISTERS:
-            return base.ident
-        return None
-
-    def _locate_name(self, ident: str, scope: Scope, create: bool) -> object:
-        found = scope.find(ident)
-        if found is None and ident not in _ALIASES and ident not in _SOURCE_ARRAYS and create and \
-                ident not in REGISTERS | FLAGS and ident not in _NOT_MODELLED_STATE:
-            var = Var(ident, DataType("b", 1), Const(ref.typed(DataType("b", 1), 0)))  # grows when written
-            scope.bind(ident, var)
-            return VarPlace(var)
-        obj = self.lookup(ident, scope)
-        if isinstance(obj, ir.Expr):
-            return self.locate(obj, scope, create)
-        if isinstance(obj, Var):
-            return ValuePlace(obj.value) if obj.dtype is None else VarPlace(obj)
-        return obj
-
-    def _as_place(self, located: object, expr: ir.Expr) -> object:
-        if isinstance(located, (ArrayVar, Closure, SourceArray)):
-            raise self.unsupported(f"{render.expr(expr)} is a {type(located).__name__}; it has no bits")
-        return located
-
-    def _index(self, i: Operand) -> int | Operand:
-        if isinstance(i, Const):
-            return od.int_value_of(i.value)
-        if isinstance(i, Pow2) or od.is_real(i) or (i.dtype is not None and i.dtype.is_float):
-            raise self.unsupported("a bit index that is not an integer")
-        return self.ops.convert(i, I64) if i.dtype is None else i
-
-    def _constant_int(self, expr: ir.Expr, scope: Scope) -> int:
-        v = self.value(expr, scope)
-        if not isinstance(v, Const):
-            raise self.unsupported(f"the bit range bound {render.expr(expr)} is only known at run time")
-        return od.int_value_of(v.value)
-
-    def _read(self, place: object, note: bool = True, span: tuple[int, int] | None = None) -> Operand:
-        """The value a place holds (places.Place.value)."""
-        match place:
-            case VarPlace(var):
-                if var.port is not None and note:
-                    lo, hi = span if span is not None else (0, var.dtype.bits)
-                    var.port.note_read(lo, hi)
-                return var.value
-            case BitsPlace(parent, lo, dtype, reversed_):
-                width = dtype.bits
-                inner = None
-                if isinstance(lo, int):
-                    inner = (lo + (span[0] if span else 0), lo + (span[1] if span else width))
-                source = self._read(parent, note, inner)
-                bits = self._extract(source, lo, width)
-                if reversed_:
-                    bits = self._reverse(bits, width)
-                return self.ops.from_bits(bits, dtype)
-            case ElementPlace(array, index):
-                options = [e.value for e in array.elements]
-                if all(isinstance(o, Const) for o in options):
-                    table = self.e.constant(f"np.array([{', '.join(self.ops.code(o) for o in options)}])")
-                    count = len(options) - 1
-                    return self.ops.arr(f"{table}[np.clip({self.ops._as_int(index)}, 0, {count})]", array.dtype)
-                codes = ", ".join(self.ops.code(o, array.dtype) for o in options)
-                return self.ops.arr(f"rt.choose({index.code}, [{codes}])", array.dtype)
-            case LaneBitPlace(var):
-                if note:
-                    var.port.note_read(0, 1)
-                return var.value
-            case ValuePlace(value):
-                return value
-        raise self.unsupported(f"reading {type(place).__name__}")
-
-    def _extract(self, source: Operand, lo: int | Operand, width: int) -> Operand:
-        """Bits lo .. lo+width-1 of a value (a signed value is sign-extended first), typed b<width>."""
-        if isinstance(source, Const):
-            if od.is_untyped_real_const(source):
-                raise self.unsupported("bits of a real number")
-            if isinstance(lo, int):
-                bits = source.value.data
-                if source.dtype is not None and source.dtype.is_signed and bits >> (source.dtype.bits - 1):
-                    bits -= 1 << source.dtype.bits
-                return Const(ref.typed(DataType("b", width), bits >> lo))
-            source = Arr(self.e.temp(self.ops.code(source, source.dtype)), source.dtype)
-        if isinstance(source, Pow2) or (source.dtype is None and source.real):
-            raise self.unsupported("bits of a real number")
-        if source.dtype is not None and source.dtype.is_float:
-            source = self.ops.bits(source, source.dtype.bits)
-        if lo == 0:
-            return self.ops.bits(source, width)
-        t = source.dtype or I64
-        if od.is_bool(t):
-            return Const(ref.typed(DataType("b", width), 0)) if isinstance(lo, int) and lo > 0 else \
-                self.ops.bits(self.ops.shift(">>", source, lo), width)
-        box = od.container(t)
-        box_bits = od.container_bits(t)
-        if isinstance(lo, int):
-            if od.is_object(t):
-                code = f"{source.code} >> {lo}"
-            elif lo >= box_bits:
-                if not t.is_signed:
-                    return Const(ref.typed(DataType("b", width), 0))
-                code = f"{source.code} >> {self.ops._k(box_bits - 1, box)}"
-            else:
-                code = f"{source.code} >> {self.ops._k(lo, box)}"
-        else:
-            count = self._count_code(lo, t)
-            code = f"{source.code} >> {count}"
-        shifted = Arr(self.e.temp(code), t if source.dtype is not None else None, exact=True)
-        return self.ops.bits(shifted, width)
-
-    def _reverse(self, pattern: Operand, width: int) -> Operand:
-        if isinstance(pattern, Const):
-            return Const(ref.typed(pattern.dtype, int(format(pattern.value.data, f"0{width}b")[::-1], 2)))
-        if width == 1:
-            return pattern
-        if od.is_object(pattern.dtype):
-            raise self.unsupported("reversing more than 64 bits")
-        return self.ops.arr(f"rt.reverse_bits({pattern.code}, {width})", pattern.dtype)
 
     # --- expressions ---------------------------------------------------------------------------------
 
@@ -723,11 +488,8 @@ class Compiler:
 
     def _lazily(self, expr: ir.Expr, scope: Scope, cond: Operand, holds: bool) -> Operand:
         """An operand the evaluator evaluates only where ``cond`` is ``holds`` (computed on every lane)."""
-        self.lazy.append((cond, holds))
-        try:
+        with self._evaluated_where([(cond, holds)]):
             return self.value(expr, scope)
-        finally:
-            self.lazy.pop()
 
     def _compared(self, expr: ir.Expr, scope: Scope) -> Operand:
         """A comparison operand: a widening float cast (``64'F(S0.f32)``) is compared as its narrower
@@ -833,6 +595,20 @@ class Compiler:
         return self.ops.from_bits(self.ops.bits(d0.value, result.bits), result)
 
 
+def _is_selection(stmt: ir.If) -> bool:
+    """An if/elsif/else whose every branch is one plain assignment to the same register or view."""
+    if stmt.orelse is None:
+        return False
+    bodies = [branch.body for branch in stmt.branches] + [stmt.orelse]
+    if any(len(body.stmts) != 1 or not isinstance(body.stmts[0], ir.Assign) for body in bodies):
+        return False
+    first = bodies[0].stmts[0]
+    simple = isinstance(first.target, ir.View) and isinstance(first.target.base, ir.Name) or \
+        isinstance(first.target, ir.Name)
+    return simple and all(body.stmts[0].target == first.target and body.stmts[0].op is None and
+                          not isinstance(body.stmts[0].value, ir.Lambda) for body in bodies)
+
+
 def _has_no_effect(block: ir.Block) -> bool:
     """A loop body that only waits (``nop()``) or documents: skipping it changes nothing."""
     for stmt in block.stmts:
@@ -842,61 +618,3 @@ def _has_no_effect(block: ir.Block) -> bool:
             continue
         return False
     return True
-
-
-@dataclass(frozen=True)
-class Generated:
-    """The generated module for one instruction and the ports of its function."""
-
-    function: str
-    source: str
-    inputs: tuple[PortSpec, ...]
-    outputs: tuple[PortSpec, ...]
-
-
-# Port order in the generated signature: operands first, then wave state, then anything else by name.
-_PORT_ORDER = ("S0", "S1", "S2", "D0", "D1", "SCC", "VCC", "EXEC", "laneId", "M0", "SIMM16", "SIMM32", "OPSEL",
-               "OPSEL_HI", "NEG", "NEG_HI", "PC", "VCCZ", "EXECZ", "WAVE32", "WAVE64")
-
-
-def _port_key(name: str) -> tuple[int, str]:
-    return (_PORT_ORDER.index(name), "") if name in _PORT_ORDER else (len(_PORT_ORDER), name)
-
-
-def generate(program: ir.Program, name: str, text: str, library: InstructionLibrary | None,
-             header: str) -> Generated:
-    """Compile twice: the first pass learns which ports exist and how wide; the second emits the code."""
-    try:
-        first = Compiler(program, name, library, specs=None)
-        first.run()
-        specs = {port: use.spec() for port, use in first.uses.items()}
-        second = Compiler(program, name, library, specs)
-        second.run()
-    except BackendUnsupported as err:
-        if str(err).startswith(f"{name}: "):
-            raise
-        raise BackendUnsupported(f"{name}: {err}") from None
-    ordered = sorted(specs.values(), key=lambda spec: _port_key(spec.name))
-    inputs = tuple(spec for spec in ordered if spec.is_input)
-    outputs = tuple(spec for spec in ordered if spec.is_output)
-    function = "".join(c if c.isalnum() else "_" for c in name)
-    lines = [f"def {function}(n, {', '.join(p.name for p in inputs)}):" if inputs else f"def {function}(n):",
-             '    """' + text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') + '\n    """']
-    for spec in inputs:
-        if spec.words:
-            lines.append(f"    {spec.name} = rt.words_to_int({spec.name})")
-    lines.extend(second.e.lines)
-    results = []
-    for spec in outputs:
-        var = second.ports[spec.name]
-        value = var.value
-        if isinstance(value, Const):
-            results.append(f"rt.full(n, {second.ops.code(value)})")
-        elif spec.words:
-            results.append(f"rt.int_to_words({value.code}, {spec.words})")
-        else:
-            results.append(value.code)
-    lines.append(f"    return ({''.join(r + ', ' for r in results)})")
-    module = [header, "import numpy as np", "", "from gpubench.compiler.backend import runtime as rt", "",
-              *second.e.module_constants(), "", "", *lines, ""]
-    return Generated(function, "\n".join(module), inputs, outputs)

@@ -266,8 +266,12 @@ class Ops:
         if isinstance(a, Const) and isinstance(b, Const) and _identical(a.value, b.value):
             return a
         a, b, t = self.unify(a, b)
-        if od.is_bool(t) and isinstance(a, Const) and isinstance(b, Const):  # cond ? 1'1U : 1'0U
-            return Arr(mask.code, t) if a.value.data else self.logical_not(mask)
+        if isinstance(a, Const) and isinstance(b, Const) and {a.value.data, b.value.data} == {0, 1} and \
+                (t is None or not t.is_float):  # cond ? 1 : 0 is the condition as a number
+            chosen = mask if a.value.data else self.logical_not(mask)
+            if od.is_bool(t):
+                return Arr(chosen.code, t)
+            return self.arr(f"{chosen.code}.astype({od.container(t)})", t, bound=1, literals=frozenset({0, 1}))
         if t is None:
             real = od.is_real(a) or od.is_real(b)
             literals = frozenset(_literals(a) | _literals(b))
@@ -395,6 +399,9 @@ class Ops:
             return self.fold(ref.compare, op, a.value, b.value, self.rounding)
         if op == "<>":
             return self.logical_or(self.compare("<", a, b), self.compare(">", a, b))
+        flag = self._bool_against_bit(op, a, b)
+        if flag is not None:
+            return flag
         t = od.result_type(a.dtype, od.is_real(a), b.dtype, od.is_real(b))
         if t is None:
             for x in (a, b):
@@ -410,6 +417,16 @@ class Ops:
         x, y = self.convert(a, t), self.convert(b, t)
         code = f"{self.code(x, t)} {_COMPARES[op]} {self.code(y, t)}"
         return self.arr(f"({code}).astype(bool)" if od.is_object(t) else code, U1)
+
+    def _bool_against_bit(self, op: str, a: Operand, b: Operand) -> Operand | None:
+        """``bit == 1'1U`` and friends: a one-bit value compared with 0 or 1 is itself or its negation."""
+        if isinstance(a, Const):
+            a, b = b, a
+        if not (isinstance(a, Arr) and od.is_bool(a.dtype) and isinstance(b, Const) and op in ("==", "!=")):
+            return None
+        if b.dtype is not None and b.dtype.is_float or b.value.data not in (0, 1):
+            return None
+        return a if (op == "==") == (b.value.data == 1) else self.logical_not(a)
 
     def _compared_float(self, op: Operand, t: DataType) -> Operand:
         """An operand of a float comparison: a constant the type cannot hold is compared in float64,

@@ -22,6 +22,7 @@ class Var:
     port: object | None = None  # the wave-state port this register is (ports.PortUse), if any
     growable: bool = True  # locals grow when written past their end; ports have a fixed width
     birth: tuple = ()  # for a local first assigned inside if branches: which ones (its type's origin)
+    unwritten: bool = False  # an output port that is not an input, before its first write: no value yet
 
 
 @dataclass
