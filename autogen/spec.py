@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import yaml
@@ -30,6 +31,16 @@ def load_arch(arch: str, directory: Path) -> dict:
     return spec
 
 
+def _extend_allowed(spec: dict, rule: dict) -> None:
+    """Allow in each ``to`` format the opcodes of format ``from`` whose names match ``matching``."""
+    pattern = re.compile(rule["matching"])
+    source = next(f for f in spec["formats"][rule["from"]]["fields"] if f["kind"] == "EnumBitField")
+    names = [n for n in source["allowed"] if pattern.search(n)]
+    for target in rule["to"]:
+        field = next(f for f in spec["formats"][target]["fields"] if f["kind"] == "EnumBitField")
+        field["allowed"] = sorted(set(field["allowed"]) | set(names))
+
+
 def apply_fixups(spec: dict, fixups: dict) -> None:
     """Fill the gaps of the spec that the fix-up table names.
 
@@ -53,6 +64,8 @@ def apply_fixups(spec: dict, fixups: dict) -> None:
                          "operands": dict(added_operands.get(name, {})), "pseudocode": None}
                 by_key[(fld["enum"], name)] = instr
                 spec["instructions"].append(instr)
+    for rule in fixups.get("allowed_from", ()):
+        _extend_allowed(spec, rule)
     for name in fixups.get("remove", ()):
         spec["instructions"] = [i for i in spec["instructions"] if i["name"] != name]
     spec["instructions"].sort(key=lambda i: (i["enum"], i["opcode"], i["name"]))

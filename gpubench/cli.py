@@ -30,6 +30,17 @@ def _isa(mcpu: str, mattr: str | None) -> ISA:
         raise click.BadParameter(str(e), param_hint="--mcpu") from None
 
 
+def canonical_text(isa: ISA, line) -> str:
+    """An assembled statement as llvm-mc prints it back: our disassembly of its bytes (the statement
+    as written if they do not decode, which would be a bug worth reporting, not a crash)."""
+    from gpubench.isa.decoder import DecodeError
+    from gpubench.isa.disasm import disassemble_at
+    try:
+        return disassemble_at(isa, line.data)[1]
+    except DecodeError:
+        return line.text
+
+
 def _name(source) -> str:
     """The input's name in messages: its path, or <stdin> (also for streams without a name)."""
     name = getattr(source, "name", "<stdin>")
@@ -41,7 +52,8 @@ def encoding_comment(data: bytes) -> str:
 
 
 def with_encoding(text: str, data: bytes) -> str:
-    return f"{text.ljust(ENCODING_COLUMN)}{encoding_comment(data)}"
+    padded = text.ljust(ENCODING_COLUMN) if len(text) < ENCODING_COLUMN else text + " "
+    return f"{padded}{encoding_comment(data)}"
 
 
 mcpu_option = click.option("--mcpu", "-mcpu", "mcpu", default="gfx1100", show_default=True,
@@ -94,8 +106,6 @@ def disasm(mcpu: str, mattr: str | None, show_encoding: bool, source) -> None:
 def asm(mcpu: str, mattr: str | None, show_encoding: bool, filetype: str, output, source) -> None:
     """Assemble LLVM-syntax AMDGPU assembly; print it back as llvm-mc does (canonical text)."""
     from gpubench.isa.asm import AssemblyError, assemble
-    from gpubench.isa.decoder import decode
-    from gpubench.isa.disasm import disassemble
     from gpubench.isa.elfwriter import assemble_code_object
     isa = _isa(mcpu, mattr)
     try:
@@ -119,8 +129,8 @@ def asm(mcpu: str, mattr: str | None, show_encoding: bool, filetype: str, output
         elif line.kind == "directive":
             click.echo("\t" + "\t".join(line.text.split(None, 1)))
         else:
-            text = disassemble(decode(isa, line.data))
-            click.echo("\t" + (with_encoding(text, line.data) if show_encoding else text))
+            click.echo("\t" + (with_encoding(canonical_text(isa, line), line.data) if show_encoding
+                               else canonical_text(isa, line)))
 
 
 @main.group()
@@ -140,3 +150,15 @@ def info(mcpu: str, name: str) -> None:
         raise click.ClickException(f"no instruction '{name}' on {mcpu}")
     for idef in found:
         click.echo(describe(target_isa, idef))
+
+
+@isa.command("coverage")
+@mcpu_option
+@click.option("--list", "listing", is_flag=True, help="one line per instruction after the table")
+@click.option("--json", "as_json", is_flag=True, help="the summary and every instruction as JSON")
+def isa_coverage(mcpu: str, listing: bool, as_json: bool) -> None:
+    """Per instruction: the emulator's semantics (pseudocode, manual, unimplemented) and whether a
+    test executes it (tests/emu/executed.json, rebuilt by tools/coverage_record.py)."""
+    from gpubench.emu import coverage
+    entries = coverage.coverage(mcpu)
+    click.echo(coverage.as_json(mcpu, entries) if as_json else coverage.as_table(mcpu, entries, listing))

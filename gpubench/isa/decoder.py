@@ -146,12 +146,22 @@ def _length(fmt: Format, word: int) -> int:
     return fmt.size + (4 if nsa is not None and nsa.get(word) else 0)
 
 
+SOURCE_SELECTED = {"DPP16", "DPP8", "SDWA"}
+
+
+def _variant_rank(variant: Format) -> tuple[int, bool]:
+    """More matching parts win; on a tie a variant that src0's value selects (DPP, SDWA) beats one
+    the opcode selects (SDST): src0 = 250 means DPP whatever the opcode (v_cmp_*_e64_dpp)."""
+    parts = variant.name.split("_")
+    return len(parts), bool(SOURCE_SELECTED & set(parts))
+
+
 def _pick_variant(isa: ISA, base: Format, idef: InstrDef, word: int) -> Format:
-    best, best_parts = (base if idef.name in base.allowed or not base.opcode_fields else None), 0
+    best, best_rank = (base if idef.name in base.allowed or not base.opcode_fields else None), (0, False)
     for variant in isa.variants[base.name]:
-        parts = len(variant.name.split("_"))
-        if parts > best_parts and _variant_holds(isa, base, variant, idef, word):
-            best, best_parts = variant, parts
+        rank = _variant_rank(variant)
+        if rank > best_rank and _variant_holds(isa, base, variant, idef, word):
+            best, best_rank = variant, rank
     if best is None:
         raise LookupError(f"{idef.name} is not legal in {base.name}")
     return best

@@ -48,3 +48,19 @@ def test_targets():
         ISA.get("gfx906")
     with pytest.raises(UnknownTarget):
         ISA.get("gfx942", 32)
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1201"])
+def test_sgpr_writing_compare_in_vop3_dpp_form(target):
+    """src0 = 250 selects DPP even for compares the spec lists only in VOP3_SDST (a fix-up adds them)."""
+    from gpubench.isa.asm import assemble
+    from gpubench.isa.disasm import disassemble_at
+    isa = ISA.get(target)
+    cases = {  # llvm-mc-22's bytes and text
+        "050011d4fa04020001e400ff": "v_cmp_lt_f32_e64_dpp s5, v1, v2 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        "050011d4e90402000188c6fa": "v_cmp_lt_f32_e64_dpp s5, v1, v2 dpp8:[0,1,2,3,4,5,6,7]",
+    }
+    for data, text in cases.items():
+        inst, got = disassemble_at(isa, bytes.fromhex(data))
+        assert (got, inst.size) == (text, 12)
+        assert assemble(isa, text).data.hex() == data
