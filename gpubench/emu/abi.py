@@ -104,10 +104,13 @@ def initialize(waves: Waves, desc: KernelDescriptor, addresses: LaunchAddresses,
         waves.sgpr[:, TTMP9] = ids[:, 0]
         waves.sgpr[:, TTMP7] = ids[:, 1] | (ids[:, 2] << 16)
     threads = block[0] * block[1] * block[2]
-    flat = waves.wave_id[:, None] * size + np.arange(size)[None, :]  # [waves, lanes]
+    # v0 and EXEC depend only on the wave's index in its workgroup: work them out once per index
+    # ([wave ids, lanes], a few rows) and copy them to every wave, not per lane of every wave.
+    wave_ids, which = np.unique(waves.wave_id, return_inverse=True)
+    flat = wave_ids[:, None] * size + np.arange(size)[None, :]  # [wave ids, lanes]
     x, y, z = flat % block[0], (flat // block[0]) % block[1], flat // (block[0] * block[1])
     enabled = desc["ENABLE_VGPR_WORKITEM_ID"]
     packed = x | ((y << 10) if enabled >= 1 else 0) | ((z << 20) if enabled >= 2 else 0)
-    waves.vgpr[:, 0, :] = packed.astype(np.uint32)
-    waves.write_mask(EXEC_LO, np.arange(waves.count), flat < threads)
+    waves.vgpr[:, 0, :] = packed.astype(np.uint32)[which.reshape(-1)]
+    waves.write_mask(EXEC_LO, np.arange(waves.count), (flat < threads)[which.reshape(-1)])
     waves.mode[:] = initial_mode(desc)

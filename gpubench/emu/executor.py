@@ -67,6 +67,8 @@ class Program:
             if handler is None:
                 handler = self._handlers[key] = handler_for(inst)
             found = self.steps[pc] = (inst, handler)
+            # once per PC: the names of the instructions this dispatch reached (tools/coverage_record.py)
+            self.ctx.stats.setdefault("executed", set()).update(i.name for i in (inst.idef, inst.idef_y) if i)
         return found
 
     def describe(self, pc: int) -> str:
@@ -93,19 +95,28 @@ def run(ctx: Context, watchdog: Watchdog = Watchdog()) -> None:
     program = Program(ctx)
     w = ctx.waves
     start = time.perf_counter()
+    every = w.every_wave()
     while True:
-        running = np.flatnonzero(w.state == WaveState.RUNNING)
-        if running.size == 0:
-            if not (w.state == WaveState.BARRIER).any():
-                return
-            _release_barriers(ctx)
-            continue
-        pcs = w.pc[running]
-        pc = int(pcs.min())
-        waves = running[pcs == pc]
-        active_lanes = np.bitwise_count(w.sgpr[waves, EXEC_LO]).sum(dtype=np.int64)
+        # Fast path: every wave running at one PC (straight-line code, no barrier, no divergence) is
+        # the common case. Two cheap whole-array checks find it without the flatnonzero/gather/min
+        # below, and passing `every` lets handlers index by slice (Waves.rows) instead of gathering.
+        pc = int(w.pc[0]) if len(every) else 0
+        if len(every) and not w.state.any() and (w.pc == pc).all():  # WaveState.RUNNING == 0
+            waves = every
+        else:
+            running = np.flatnonzero(w.state == WaveState.RUNNING)
+            if running.size == 0:
+                if not (w.state == WaveState.BARRIER).any():
+                    return
+                _release_barriers(ctx)
+                continue
+            pcs = w.pc[running]
+            pc = int(pcs.min())
+            waves = running[pcs == pc]
+        rows = w.rows(waves)
+        active_lanes = np.bitwise_count(w.sgpr[rows, EXEC_LO]).sum(dtype=np.int64)
         if w.wave_size == 64:
-            active_lanes += np.bitwise_count(w.sgpr[waves, EXEC_LO + 1]).sum(dtype=np.int64)
+            active_lanes += np.bitwise_count(w.sgpr[rows, EXEC_LO + 1]).sum(dtype=np.int64)
         try:
             inst, handler = program.step(pc)
             handler(ctx, waves)
@@ -116,7 +127,7 @@ def run(ctx: Context, watchdog: Watchdog = Watchdog()) -> None:
             raise GPUPageFault(fault) from None
         except (Unsupported, DecodeError, ValueError) as e:
             raise ExecutionError(f"cannot execute {program.describe(pc)}: {e}") from None
-        w.executed[waves] += 1
+        w.executed[rows] += 1
         ctx.stats["wave_instructions"] += len(waves)
         ctx.stats["steps"] += 1
         ctx.stats["lane_operations"] += int(active_lanes)

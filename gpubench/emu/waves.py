@@ -48,15 +48,29 @@ class Waves:
     def count(self) -> int:
         return self.sgpr.shape[0]
 
+    def every_wave(self) -> np.ndarray:
+        """``arange(count)``, one shared array: the executor passes it when every wave runs at one PC
+        (the common case), so `rows` can tell that case by identity, at no cost per step."""
+        every = self.__dict__.get("_every")
+        if every is None or len(every) != self.count:
+            every = self.__dict__["_every"] = np.arange(self.count)
+            every.flags.writeable = False
+        return every
+
+    def rows(self, waves: np.ndarray):
+        """An index for ``waves`` into the per-wave arrays: a slice (a view, no gather or scatter
+        copy) when ``waves`` is `every_wave`, else ``waves`` itself."""
+        return slice(None) if waves is self.__dict__.get("_every") else waves
+
     def read_mask(self, reg: int, waves: np.ndarray) -> np.ndarray:
         """A lane mask register pair (EXEC, VCC, an SGPR pair) as bool [waves, lanes]."""
-        words = np.ascontiguousarray(self.sgpr[waves, reg:reg + self.wave_size // 32])  # little-endian dwords
+        words = np.ascontiguousarray(self.sgpr[self.rows(waves), reg:reg + self.wave_size // 32])  # little-endian dwords
         return np.unpackbits(words.view(np.uint8), axis=1, bitorder="little").view(bool)
 
     def write_mask(self, reg: int, waves: np.ndarray, mask: np.ndarray) -> None:
         """Store bool [waves, lanes] into a mask register (the pair's high half too in wave64)."""
         packed = np.packbits(np.asarray(mask, bool).reshape(len(waves), self.wave_size), axis=1, bitorder="little")
-        self.sgpr[waves, reg:reg + self.wave_size // 32] = packed.view(np.uint32)
+        self.sgpr[self.rows(waves), reg:reg + self.wave_size // 32] = packed.view(np.uint32)
 
     def exec_mask(self, waves: np.ndarray) -> np.ndarray:
         return self.read_mask(EXEC_LO, waves)

@@ -50,3 +50,23 @@ def handler_for(inst: Instruction) -> Handler:
         if handler is not None:
             return handler
     raise Unsupported(f"no semantics for {inst.name} ({inst.fmt.name})")
+
+
+def semantics_source(inst: Instruction) -> str:
+    """Where the emulator's semantics of ``inst`` come from, without running it: "pseudocode"
+    (compiled from AMD's pseudocode: alu.py, and vopd.py's halves), "manual" (a hand-written
+    handler, division.py's helpers, the VALU no-ops) or "unimplemented" (no factory claims it, or
+    the one that does raises Unsupported). For `gpubench isa coverage` (gpubench/emu/coverage.py)."""
+    _load_factories()
+    from gpubench.emu.ops import alu, division
+    for make in FACTORIES:
+        try:
+            if make(inst) is None:
+                continue
+        except Unsupported:
+            return "unimplemented"
+        if make.__module__ not in (alu.__name__, f"{__name__}.vopd"):
+            return "manual"
+        no_op = inst.name.startswith(alu.VALU_NO_OPERATION) and make is alu.vector_alu
+        return "manual" if no_op or division.semantics(inst) is not None else "pseudocode"
+    return "unimplemented"

@@ -44,11 +44,19 @@ def data_access(name: str, data_bits: int) -> DataAccess:
 
 def read_dwords(ctx: Context, lanes: Lanes, reg: int, count: int) -> np.ndarray:
     """VGPRs reg..reg+count-1 of each lane: uint32 [lanes, count]."""
+    if lanes.rows is not None:  # every lane of whole waves: move rows, not single lanes
+        block = ctx.waves.vgpr[lanes.rows, reg:reg + count, :]  # [waves, count, lanes]
+        return np.ascontiguousarray(block.transpose(0, 2, 1)).reshape(-1, count)
     return np.ascontiguousarray(ctx.waves.vgpr[lanes.wave, reg:reg + count, lanes.lane])
 
 
 def write_dwords(ctx: Context, lanes: Lanes, reg: int, values: np.ndarray) -> None:
-    ctx.waves.vgpr[lanes.wave, reg:reg + values.shape[1], lanes.lane] = values
+    count = values.shape[1]
+    if lanes.rows is not None:  # every lane of whole waves: store rows, not single lanes
+        width = ctx.waves.wave_size
+        ctx.waves.vgpr[lanes.rows, reg:reg + count, :] = values.reshape(-1, width, count).transpose(0, 2, 1)
+        return
+    ctx.waves.vgpr[lanes.wave, reg:reg + count, lanes.lane] = values
 
 
 def to_vgprs(ctx: Context, lanes: Lanes, reg: int, raw: np.ndarray, access: DataAccess) -> None:

@@ -107,8 +107,10 @@ def vector_address(ctx: Context, inst: Instruction, waves: np.ndarray) -> np.nda
         return opnd.read_scalar(ctx, waves, saddr, 64)[:, None] + lane_bytes[None, :] + immediate
     if saddr is None or family == "flat":
         return opnd.read_vector(ctx, waves, vaddr + opnd.VGPR_BASE, 64) + immediate
-    offset = ctx.waves.vgpr[waves, vaddr, :].astype(np.uint64)
-    return opnd.read_scalar(ctx, waves, saddr, 64)[:, None] + offset + immediate
+    offset = ctx.waves.vgpr[ctx.waves.rows(waves), vaddr, :].astype(np.uint64)  # rows: a view when all waves run
+    offset += opnd.read_scalar(ctx, waves, saddr, 64)[:, None]
+    offset += immediate
+    return offset
 
 
 def vector_segments(ctx: Context, inst: Instruction, waves: np.ndarray) -> list[tuple[Segment, Lanes]]:

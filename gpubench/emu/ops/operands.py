@@ -69,9 +69,10 @@ def read_scalar(ctx: Context, waves: np.ndarray, value: int, bits: int, fmt: str
     """A scalar source (SGPR space, constant, literal) for each wave: uint32 or uint64 [waves]."""
     dtype = dtype_for(bits)
     if value < 128:
-        lo = ctx.waves.sgpr[waves, value].astype(dtype)
+        rows = ctx.waves.rows(waves)
+        lo = ctx.waves.sgpr[rows, value].astype(dtype)  # a copy: callers may change it
         if bits > 32:
-            lo |= ctx.waves.sgpr[waves, value + 1].astype(np.uint64) << np.uint64(32)
+            lo |= ctx.waves.sgpr[rows, value + 1].astype(np.uint64) << np.uint64(32)
         return lo
     if value == LITERAL:
         return np.full(len(waves), literal_bits(literal, bits, fmt), dtype)
@@ -95,12 +96,15 @@ def read_vector(ctx: Context, waves: np.ndarray, value: int, bits: int, fmt: str
     than 64 bits (VGPRs only) is uint32 [waves, lanes, words]."""
     if value >= VGPR_BASE:
         reg = value - VGPR_BASE
+        rows = ctx.waves.rows(waves)
         if bits > 64:
             return np.moveaxis(ctx.waves.vgpr[waves, reg:reg + bits // 32, :], 1, 2)
-        data = ctx.waves.vgpr[waves, reg, :]
         if bits > 32:
-            return data.astype(np.uint64) | (ctx.waves.vgpr[waves, reg + 1, :].astype(np.uint64) << np.uint64(32))
-        return data
+            return ctx.waves.vgpr[rows, reg, :].astype(np.uint64) | \
+                (ctx.waves.vgpr[rows, reg + 1, :].astype(np.uint64) << np.uint64(32))
+        # a copy, as a gather would give (callers may change it in place); from a slice's view it
+        # is a plain strided copy, cheaper than the gather
+        return ctx.waves.vgpr[rows, reg, :].copy() if isinstance(rows, slice) else ctx.waves.vgpr[waves, reg, :]
     scalar = read_scalar(ctx, waves, value, bits, fmt, literal)
     return np.broadcast_to(scalar[:, None], (len(waves), ctx.waves.wave_size))
 
@@ -137,6 +141,10 @@ def write_vector(ctx: Context, waves: np.ndarray, reg: int, values: np.ndarray, 
     wider) in the active lanes only. A 16-bit value goes into one half (``high``), the other kept."""
     vgpr = ctx.waves.vgpr
     values = np.asarray(values)
+    rows = ctx.waves.rows(waves)
+    if bits == 32 and values.dtype == np.uint32:  # the common case: no narrowing copy needed
+        _store(vgpr, rows, reg, values, active)
+        return
     if bits == 16:
         old = vgpr[waves, reg, :]
         values = values.astype(np.uint32) & HALF
@@ -147,11 +155,22 @@ def write_vector(ctx: Context, waves: np.ndarray, reg: int, values: np.ndarray, 
         words = np.moveaxis(values.astype(np.uint32), 2, 1)
         vgpr[waves, reg:reg + bits // 32, :] = np.where(active[:, None, :], words, vgpr[waves, reg:reg + bits // 32, :])
         return
-    lo = (values.astype(np.uint64) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-    vgpr[waves, reg, :] = np.where(active, lo, vgpr[waves, reg, :])
+    wide = values.astype(np.uint64, copy=False)
+    _store(vgpr, rows, reg, (wide & np.uint64(0xFFFFFFFF)).astype(np.uint32), active)
     if bits > 32:
-        hi = (values.astype(np.uint64) >> np.uint64(32)).astype(np.uint32)
-        vgpr[waves, reg + 1, :] = np.where(active, hi, vgpr[waves, reg + 1, :])
+        _store(vgpr, rows, reg + 1, (wide >> np.uint64(32)).astype(np.uint32), active)
+
+
+def _store(vgpr: np.ndarray, rows, reg: int, values: np.ndarray, active: np.ndarray) -> None:
+    """uint32 [waves, lanes] into VGPR ``reg`` where ``active``. Without a gather of the old values
+    and np.where when it can: with EXEC all ones it is a plain store (into a view when ``rows`` is a
+    slice: all waves), else all waves write through a view with copyto(where=)."""
+    if active.all():
+        vgpr[rows, reg, :] = values
+    elif isinstance(rows, slice):
+        np.copyto(vgpr[rows, reg, :], values, where=active)
+    else:
+        vgpr[rows, reg, :] = np.where(active, values, vgpr[rows, reg, :])
 
 
 # -- operand modifiers ---------------------------------------------------------------------------

@@ -21,7 +21,7 @@ segment reads or writes all of them with a few numpy gathers and scatters.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -43,12 +43,20 @@ class Lanes:
     wave: np.ndarray  # int64
     lane: np.ndarray  # int64
     address: np.ndarray  # uint64
+    # When the lanes are every lane of some waves, wave by wave: those waves' index into the
+    # per-wave arrays (Waves.rows), so register reads/writes (lane_data.py) can move whole rows
+    # instead of gathering/scattering lane by lane. None otherwise.
+    rows: object = field(default=None, compare=False)
 
     @classmethod
     def active(cls, ctx: Context, waves: np.ndarray, address: np.ndarray,
                mask: np.ndarray | None = None) -> Lanes:
         """The lanes EXEC (and ``mask``) enable, from a [waves, lanes] address array."""
         enabled = ctx.waves.exec_mask(waves) if mask is None else mask
+        if enabled.all():  # every lane (the common case): the same lanes in the same order, no nonzero
+            count, width = enabled.shape
+            return cls(np.repeat(waves, width), np.tile(np.arange(width, dtype=np.intp), count),
+                       np.asarray(address).astype(np.uint64).reshape(-1), ctx.waves.rows(waves))
         row, lane = np.nonzero(enabled)
         return cls(waves[row], lane, address[row, lane].astype(np.uint64))
 
@@ -59,7 +67,7 @@ class Lanes:
         return Lanes(self.wave[index], self.lane[index], self.address[index])
 
     def at(self, address: np.ndarray) -> Lanes:
-        return Lanes(self.wave, self.lane, address.astype(np.uint64))
+        return Lanes(self.wave, self.lane, address.astype(np.uint64), self.rows)
 
     def fault(self, ctx: Context, index: int, write: bool, reason: str) -> PageFault:
         """A page fault at lane ``index`` of this access, naming its address, wave and workgroup."""
@@ -119,11 +127,31 @@ class _FlatBytes(Segment):
     def check(self, ctx: Context, lanes: Lanes, inside: np.ndarray, write: bool, limit: int) -> None:
         """What happens to bytes outside the segment: nothing by default (reads 0, writes dropped)."""
 
+    def _word_index(self, ctx: Context, lanes: Lanes, size: int) -> np.ndarray | None:
+        """Fast path for the common access: whole dwords, every lane aligned and inside its segment.
+        Then [lanes, size // 4] indices into the backing viewed as uint32 (a quarter of the byte
+        indices, and no masking); None when any lane needs the byte-wise path (and its checks)."""
+        base, limit = self.base_and_size(ctx, lanes)
+        if size % 4 or limit % 4 or limit < size or len(lanes) == 0:
+            return None
+        address = lanes.address
+        if address.dtype != np.uint64 or (address & np.uint64(3)).any() or (address > np.uint64(limit - size)).any():
+            return None
+        first = (np.asarray(base, np.int64) >> 2) + (address >> np.uint64(2)).astype(np.int64)
+        return first[:, None] + np.arange(size // 4)
+
     def read(self, ctx: Context, lanes: Lanes, size: int) -> np.ndarray:
+        words = self._word_index(ctx, lanes, size)
+        if words is not None:
+            return self.backing(ctx).view(np.uint32)[words].view(np.uint8)
         index, inside = self._spans(ctx, lanes, size, write=False)
         return np.where(inside, self.backing(ctx)[index], 0).astype(np.uint8)
 
     def write(self, ctx: Context, lanes: Lanes, data: np.ndarray) -> None:
+        words = self._word_index(ctx, lanes, data.shape[1])
+        if words is not None:  # whole lanes land in lane order: later lanes win overlaps, as below
+            self.backing(ctx).view(np.uint32)[words] = np.ascontiguousarray(data, np.uint8).view(np.uint32)
+            return
         index, inside = self._spans(ctx, lanes, data.shape[1], write=True)
         self.backing(ctx)[index[inside]] = data[inside]
 

@@ -1,0 +1,82 @@
+"""`gpubench isa coverage`: semantics sources per instruction, the executed record, the command."""
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from gpubench.cli import main
+from gpubench.emu import coverage
+from gpubench.isa.arch import ISA
+
+
+@pytest.fixture(scope="module")
+def gfx1100():
+    return {e.name: e for e in coverage.coverage("gfx1100")}
+
+
+@pytest.mark.parametrize("name,source", [
+    ("V_ADD_F32_E32", "pseudocode"), ("V_ADD_F32_E64", "pseudocode"), ("S_ADD_U32", "pseudocode"),
+    ("V_DUAL_ADD_F32", "pseudocode"),  # VOPD halves: compiled pseudocode
+    ("DS_ADD_U32", "manual"), ("GLOBAL_LOAD_B32", "manual"), ("S_ENDPGM", "manual"),
+    ("V_DIV_FIXUP_F32", "manual"),  # division.py
+    ("S_GETREG_B32", "manual"),  # a handler that models some hardware registers
+    ("IMAGE_SAMPLE", "unimplemented"), ("V_INTERP_P10_F32", "unimplemented"),
+    ("V_CVT_PK_U8_F32", "unimplemented"),  # its pseudocode does not compile (BackendUnsupported)
+    ("TBUFFER_LOAD_FORMAT_X", "unimplemented"),
+])
+def test_known_instructions_land_in_their_category(gfx1100, name, source):
+    assert gfx1100[name].source == source
+
+
+def test_every_instruction_of_the_target_is_listed_once_per_opcode(gfx1100):
+    isa = ISA.get("gfx1100")
+    entries = coverage.coverage("gfx1100")
+    assert len(entries) == len(isa.instructions)
+    assert {e.source for e in entries} <= set(coverage.SOURCES)
+    assert gfx1100["V_ADD_F32_E32"].family == "VOP2" and gfx1100["DS_ADD_U32"].family == "DS"
+
+
+def test_executed_record_loads_and_names_known_instructions():
+    record = coverage.load_record()
+    assert record is not None, "tests/emu/executed.json is missing: run python tools/coverage_record.py"
+    assert {"gfx1100", "gfx942"} <= set(record)
+    for target, names in record.items():
+        assert names <= {i.name for i in ISA.get(target).instructions}, target
+    assert {"S_ENDPGM", "V_ADD_F32_E32", "DS_ADD_U32"} <= record["gfx1100"]
+
+
+def test_executed_instructions_have_semantics(gfx1100):
+    assert gfx1100["S_ENDPGM"].executed is True
+    assert gfx1100["IMAGE_SAMPLE"].executed is False
+    assert not [e.name for e in gfx1100.values() if e.executed and e.source == "unimplemented"]
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx942"])
+def test_command_prints_a_table(target):
+    result = CliRunner().invoke(main, ["isa", "coverage", "--mcpu", target])
+    assert result.exit_code == 0, result.output
+    assert "VOP1" in result.output and "total" in result.output
+    assert "VALU opcodes executed by tests" in result.output and "SALU opcodes executed" in result.output
+
+
+def test_command_lists_every_instruction():
+    result = CliRunner().invoke(main, ["isa", "coverage", "--mcpu", "gfx1100", "--list"])
+    assert result.exit_code == 0, result.output
+    lines = [line.split() for line in result.output.splitlines() if len(line.split()) == 4]
+    assert ["VOP2", "V_ADD_F32_E32", "pseudocode", "executed"] in lines
+    assert len([line for line in lines if line[0] != "family"]) == len(ISA.get("gfx1100").instructions)
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx942"])
+def test_command_json_is_well_formed(target):
+    result = CliRunner().invoke(main, ["isa", "coverage", "--mcpu", target, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["target"] == target
+    assert len(data["instructions"]) == len(ISA.get(target).instructions)
+    first = data["instructions"][0]
+    assert set(first) == {"name", "family", "source", "executed"}
+    summary = data["summary"]
+    assert summary["total"]["instructions"] == sum(f["instructions"] for f in summary["families"].values())
+    assert summary["total"]["instructions"] == sum(summary["total"][s] for s in coverage.SOURCES)
+    assert 0 < summary["VALU"]["share"] < 1 and 0 < summary["SALU"]["share"] < 1
