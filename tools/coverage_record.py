@@ -11,7 +11,7 @@ builds a handler for, once per PC, to ``ctx.stats["executed"]``; a VOPD adds bot
   - every tests/kernels case for every built variant (tests/emu/kernel_runner.run_case), whatever
     its outcome: a case that fails still executed the instructions before the failure;
   - the hand-written assembly tests: pytest over tests/emu (but test_kernels.py, the same cases),
-    in this process, so their dispatches (asm_dispatch.Dispatch, wave_program.run_program) go
+    in this process, so their dispatches (asm_dispatch.Dispatch and run_program) go
     through the same executor; `Dispatch.step` (one instruction, one factory's handler, no executor)
     counts its instruction too.
 A dispatch that stops because an instruction cannot execute does not count that instruction.

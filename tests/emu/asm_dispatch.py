@@ -9,6 +9,8 @@
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 import gpubench
@@ -57,11 +59,14 @@ class Dispatch:
         self.sgpr[:, reg] = value & 0xFFFFFFFF
         self.sgpr[:, reg + 1] = value >> 32
 
+    def context(self) -> Context:
+        return Context(self.isa, self.waves, self.device.memory, self.lds, self.scratch)
+
     def __call__(self, text: str) -> Context:
         code = assemble(self.isa, text + "\ns_endpgm\n").data
         self.device.alloc_at(CODE_BASE, code)
         self.waves.pc[:] = CODE_BASE
-        ctx = Context(self.isa, self.waves, self.device.memory, self.lds, self.scratch)
+        ctx = self.context()
         executor.run(ctx)
         return ctx
 
@@ -69,6 +74,18 @@ class Dispatch:
         """Execute one instruction with the handler ``make_handler`` (a factory) builds for it, for
         every wave: tests a module's semantics whichever module the dispatch would pick."""
         inst = decode(self.isa, assemble(self.isa, text).data)
-        ctx = Context(self.isa, self.waves, self.device.memory, self.lds, self.scratch)
+        ctx = self.context()
         make_handler(inst)(ctx, np.arange(self.waves.count))
         return ctx
+
+
+def run_program(text: str, target: str = "gfx1100", wave_size: int = 32, waves: int = 1, vgprs: int = 64,
+                setup: Callable[[Context], None] | None = None, workgroups: int = 1) -> Context:
+    """Run ``text`` (s_endpgm appended) on ``waves`` waves with EXEC all ones, v0 the lane id and
+    everything else 0 unless ``setup`` changes it; return the context afterwards."""
+    run = Dispatch(target, wave_size, groups=workgroups, waves_per_group=waves // workgroups, lds_bytes=1024,
+                   vgprs=vgprs)
+    run.vgpr[:, 0, :] = run.lane_ids()
+    if setup is not None:
+        setup(run.context())
+    return run(text)

@@ -5,7 +5,7 @@ compares registers with numpy.
 """
 import numpy as np
 import pytest
-from wave_program import run_program
+from asm_dispatch import run_program
 
 from gpubench.emu.context import ExecutionError
 
