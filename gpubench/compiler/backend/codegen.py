@@ -39,7 +39,6 @@ from gpubench.compiler.backend.ports import (
 from gpubench.compiler.backend.scope import (
     ArrayVar,
     Closure,
-    Scope,
     SourceArray,
     ValuePlace,
     Var,
@@ -48,7 +47,7 @@ from gpubench.compiler.backend.scope import (
 from gpubench.compiler.pcode import floats, ir
 from gpubench.compiler.pcode import values as ref
 from gpubench.compiler.pcode.dtypes import F32, F64, I32, I64, U1, DataType
-from gpubench.compiler.pcode.evaluator import InstructionLibrary
+from gpubench.compiler.pcode.evaluator import InstructionLibrary, Scope
 from gpubench.compiler.pcode.helpers import HELPERS, not_modelled_reason
 from gpubench.compiler.pcode.values import Value
 

@@ -19,7 +19,9 @@ import math
 from dataclasses import dataclass, field
 
 from gpubench.compiler.pcode.dtypes import DataType
-from gpubench.compiler.pcode.values import Value
+# Operand typing is the reference evaluator's: one set of rules for both backends.
+from gpubench.compiler.pcode.values import Value, promoted  # noqa: F401  (used as operands.promoted)
+from gpubench.compiler.pcode.values import operand_type as result_type  # noqa: F401
 
 BF16 = DataType("bf", 16)
 _IEEE_FLOATS = {16: "np.float16", 32: "np.float32", 64: "np.float64"}
@@ -110,32 +112,6 @@ def is_bool(dtype: DataType | None) -> bool:
 
 def is_object(dtype: DataType | None) -> bool:
     return dtype is not None and not dtype.is_float and dtype.bits > 64
-
-
-def promoted(t: DataType) -> DataType:
-    """C's integer promotion as the reference applies it (narrow types become 32-bit, sign kept)."""
-    if t.is_float:
-        return t
-    return DataType("i" if t.is_signed else "u", max(t.bits, 32))
-
-
-def result_type(a: DataType | None, a_real: bool, b: DataType | None, b_real: bool) -> DataType | None:
-    """The type both operands of an arithmetic operator are converted to (values.result_type)."""
-    if a is None and b is None:
-        return None
-    if a is None or b is None:
-        known, untyped_real = (b, a_real) if a is None else (a, b_real)
-        if untyped_real and not known.is_float:
-            return DataType("f", 64)
-        return promoted(known)
-    ta, tb = promoted(a), promoted(b)
-    if ta.is_float or tb.is_float:
-        if ta.is_float and tb.is_float:
-            return ta if (ta.bits, ta.kind == "f") >= (tb.bits, tb.kind == "f") else tb
-        return ta if ta.is_float else tb
-    if ta.bits != tb.bits:
-        return ta if ta.bits > tb.bits else tb
-    return ta if not ta.is_signed else tb
 
 
 def is_real(op: Operand) -> bool:

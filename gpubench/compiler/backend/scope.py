@@ -7,11 +7,12 @@ a read-modify-write of D0's bits, done on whole arrays.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from gpubench.compiler.backend.operands import Operand
 from gpubench.compiler.pcode import ir
 from gpubench.compiler.pcode.dtypes import DataType
+from gpubench.compiler.pcode.evaluator import Scope  # name scoping is the evaluator's
 
 
 @dataclass
@@ -47,27 +48,6 @@ class SourceArray:
     names: tuple[str, ...]
 
 
-@dataclass
-class Scope:
-    parent: Scope | None = None
-    names: dict[str, object] = field(default_factory=dict)
-
-    def find(self, name: str) -> object | None:
-        scope: Scope | None = self
-        while scope is not None:
-            if name in scope.names:
-                return scope.names[name]
-            scope = scope.parent
-        return None
-
-    def bind(self, name: str, obj: object) -> None:
-        self.names[name] = obj
-
-    def root(self) -> Scope:
-        scope = self
-        while scope.parent is not None:
-            scope = scope.parent
-        return scope
 
 
 @dataclass

@@ -185,23 +185,25 @@ def cast(v: Value, dtype: DataType, rounding: int) -> Value:
 # --- typing of binary operators ----------------------------------------------------------------------
 
 
-def _promoted(t: DataType) -> DataType:
+def promoted(t: DataType) -> DataType:
+    """C's integer promotion: narrow integers become 32-bit, keeping their sign."""
     if t.is_float:
         return t
     kind = "i" if t.is_signed else "u"
     return DataType(kind, max(t.bits, 32))
 
 
-def result_type(a: Value, b: Value) -> DataType | None:
-    """The type both operands are converted to; None when both are untyped."""
-    if a.dtype is None and b.dtype is None:
+def operand_type(a: DataType | None, a_real: bool, b: DataType | None, b_real: bool) -> DataType | None:
+    """The type both operands of an arithmetic operator are converted to, from their types (None:
+    untyped) and whether an untyped one is a real number; None when both are untyped."""
+    if a is None and b is None:
         return None
-    if a.dtype is None or b.dtype is None:
-        known, untyped = (b, a) if a.dtype is None else (a, b)
-        if is_untyped_real(untyped) and not known.dtype.is_float:
+    if a is None or b is None:
+        known, untyped_real = (b, a_real) if a is None else (a, b_real)
+        if untyped_real and not known.is_float:
             return F64
-        return _promoted(known.dtype)
-    ta, tb = _promoted(a.dtype), _promoted(b.dtype)
+        return promoted(known)
+    ta, tb = promoted(a), promoted(b)
     if ta.is_float or tb.is_float:
         if ta.is_float and tb.is_float:
             return ta if (ta.bits, ta.kind == "f") >= (tb.bits, tb.kind == "f") else tb
@@ -209,6 +211,11 @@ def result_type(a: Value, b: Value) -> DataType | None:
     if ta.bits != tb.bits:
         return ta if ta.bits > tb.bits else tb
     return ta if not ta.is_signed else tb
+
+
+def result_type(a: Value, b: Value) -> DataType | None:
+    """The type both operands are converted to; None when both are untyped."""
+    return operand_type(a.dtype, is_untyped_real(a), b.dtype, is_untyped_real(b))
 
 
 _INT_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.and_, "|": operator.or_,
@@ -309,7 +316,7 @@ def shift(op: str, a: Value, b: Value) -> Value:
         raise PcodeTypeError(f"negative shift count {count}")
     x = int_value(a)
     r = x << count if op == "<<" else x >> count
-    return Value(None, r) if a.dtype is None else from_int(_promoted(a.dtype), r)
+    return Value(None, r) if a.dtype is None else from_int(promoted(a.dtype), r)
 
 
 def power(a: Value, b: Value) -> Value:
@@ -331,7 +338,7 @@ def negate(v: Value) -> Value:
         return Value(None, -v.data)
     if v.dtype.is_float:
         return typed(v.dtype, v.data ^ floats.float_format(v.dtype).sign_bit)  # IEEE negate: flip the sign
-    return from_int(_promoted(v.dtype), -int_value(v))
+    return from_int(promoted(v.dtype), -int_value(v))
 
 
 def complement(v: Value) -> Value:
@@ -343,4 +350,4 @@ def complement(v: Value) -> Value:
 
 def promote(v: Value) -> Value:
     """Unary plus: the usual promotion and nothing else."""
-    return v if v.dtype is None else convert(v, _promoted(v.dtype), floats.ROUND_NEAREST_EVEN)
+    return v if v.dtype is None else convert(v, promoted(v.dtype), floats.ROUND_NEAREST_EVEN)
