@@ -25,13 +25,11 @@ from gpubench.compiler.backend.operands import Arr, BackendUnsupported, Const, O
 from gpubench.compiler.backend.ops import FALSE, Ops
 from gpubench.compiler.backend.placecode import PlaceCompiler
 from gpubench.compiler.backend.ports import (
-    ALIASES,
     FLAGS,
     NOT_MODELLED_STATE,
     PROVISIONAL_WIDTH,
     RECORD_FIELDS,
     REGISTERS,
-    SOURCE_ARRAYS,
     PortSpec,
     PortUse,
     field_port,
@@ -47,7 +45,7 @@ from gpubench.compiler.backend.scope import (
 from gpubench.compiler.pcode import floats, ir
 from gpubench.compiler.pcode import values as ref
 from gpubench.compiler.pcode.dtypes import F32, F64, I32, I64, U1, DataType
-from gpubench.compiler.pcode.evaluator import InstructionLibrary, Scope
+from gpubench.compiler.pcode.evaluator import ALIASES, SOURCE_ARRAYS, InstructionLibrary, Scope
 from gpubench.compiler.pcode.helpers import HELPERS, not_modelled_reason
 from gpubench.compiler.pcode.values import Value
 

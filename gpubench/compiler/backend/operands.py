@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 from gpubench.compiler.pcode.dtypes import DataType
+
 # Operand typing is the reference evaluator's: one set of rules for both backends.
 from gpubench.compiler.pcode.values import Value, promoted  # noqa: F401  (used as operands.promoted)
 from gpubench.compiler.pcode.values import operand_type as result_type  # noqa: F401

@@ -11,12 +11,10 @@ from gpubench.compiler.backend import render
 from gpubench.compiler.backend.operands import Arr, Const, Operand, Pow2
 from gpubench.compiler.backend.ops import FALSE
 from gpubench.compiler.backend.ports import (
-    ALIASES,
     FLAGS,
     NOT_MODELLED_STATE,
     RECORD_FIELDS,
     REGISTERS,
-    SOURCE_ARRAYS,
     field_port,
 )
 from gpubench.compiler.backend.scope import (
@@ -34,6 +32,7 @@ from gpubench.compiler.backend.scope import (
 from gpubench.compiler.pcode import ir
 from gpubench.compiler.pcode import values as ref
 from gpubench.compiler.pcode.dtypes import I64, U1, DataType
+from gpubench.compiler.pcode.evaluator import ALIASES, SOURCE_ARRAYS
 from gpubench.compiler.pcode.values import Value
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpubench.compiler.backend.operands import BackendUnsupported
-from gpubench.compiler.pcode import ir
 
 # Registers the emulator provides. A bare read of one (``S0``) reads all 64 bits, as the evaluator's
 # environment holds them.
@@ -35,16 +34,6 @@ RECORD_FIELDS = {
 }
 PROVISIONAL_WIDTH = 64  # the width a register has in the first pass, as in the evaluator
 
-# The manual's other spellings of state (as in the evaluator).
-ALIASES: dict[str, ir.Expr] = {
-    "laneID": ir.Name("laneId"),
-    "wave32": ir.Name("WAVE32"),
-    "EXEC_LO": ir.Slice(ir.Name("EXEC"), ir.IntLit(31, None), ir.IntLit(0, None)),
-    "EXEC_HI": ir.Slice(ir.Name("EXEC"), ir.IntLit(63, None), ir.IntLit(32, None)),
-    "VCC_LO": ir.Slice(ir.Name("VCC"), ir.IntLit(31, None), ir.IntLit(0, None)),
-    "VCC_HI": ir.Slice(ir.Name("VCC"), ir.IntLit(63, None), ir.IntLit(32, None)),
-}
-SOURCE_ARRAYS = {"S": ("S0", "S1", "S2")}
 NOT_MODELLED_STATE = {
     "VGPR": "cross-lane VGPR access belongs to the emulator (it gathers operands before the call)",
     "SGPR": "register-file indexing (SGPR[...]) belongs to the emulator",

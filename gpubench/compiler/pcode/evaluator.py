@@ -47,7 +47,7 @@ from gpubench.compiler.pcode.values import (
 MAX_WHILE_ITERATIONS = 1 << 16
 
 # The manual's other spellings of state it names elsewhere.
-_ALIASES: dict[str, ir.Expr] = {
+ALIASES: dict[str, ir.Expr] = {
     "laneID": ir.Name("laneId"),
     "wave32": ir.Name("WAVE32"),
     "EXEC_LO": ir.Slice(ir.Name("EXEC"), ir.IntLit(31, None), ir.IntLit(0, None)),
@@ -56,7 +56,7 @@ _ALIASES: dict[str, ir.Expr] = {
     "VCC_HI": ir.Slice(ir.Name("VCC"), ir.IntLit(63, None), ir.IntLit(32, None)),
 }
 # ``declare S : 32'B[3]; ... S[i]`` is how V_FMA_MIX indexes its sources S0..S2.
-_SOURCE_ARRAYS = {"S": ("S0", "S1", "S2")}
+SOURCE_ARRAYS = {"S": ("S0", "S1", "S2")}
 
 # RDNA3 renamed S_FF1_* to S_CTZ_*, but its pseudocode still calls the old names.
 _RENAMED_INSTRUCTIONS = {"S_FF1_I32_B32": "S_CTZ_I32_B32", "S_FF1_I32_B64": "S_CTZ_I32_B64"}
@@ -281,7 +281,7 @@ class _Interpreter:
         if isinstance(existing, Reg):  # the environment provides it; the declaration gives its type
             existing.dtype = stmt.dtype
             existing.bits &= stmt.dtype.mask
-        elif existing is None and stmt.name not in _SOURCE_ARRAYS:
+        elif existing is None and stmt.name not in SOURCE_ARRAYS:
             if stmt.length is None:
                 scope.bind(stmt.name, Reg(0, stmt.dtype))
             else:
@@ -306,7 +306,7 @@ class _Interpreter:
                 place.write(bits & place.dtype.mask)
                 bits >>= place.dtype.bits
             return
-        if isinstance(target, ir.Name) and scope.find(target.ident) is None and target.ident not in _ALIASES:
+        if isinstance(target, ir.Name) and scope.find(target.ident) is None and target.ident not in ALIASES:
             scope.bind(target.ident, Reg(0, value.dtype or _literal_type(value)))
         place = self.place(target, scope, create=True)
         if isinstance(place, CellPlace) and not place.sized and value.dtype is not None:
@@ -373,10 +373,10 @@ class _Interpreter:
     def locate_name(self, ident: str, scope: Scope, create: bool) -> object:
         obj = scope.find(ident)
         if obj is None:
-            if ident in _ALIASES:
-                return self.locate(_ALIASES[ident], scope, create)
-            if ident in _SOURCE_ARRAYS and all(isinstance(scope.find(s), Reg) for s in _SOURCE_ARRAYS[ident]):
-                return Array([scope.find(s) for s in _SOURCE_ARRAYS[ident]])
+            if ident in ALIASES:
+                return self.locate(ALIASES[ident], scope, create)
+            if ident in SOURCE_ARRAYS and all(isinstance(scope.find(s), Reg) for s in SOURCE_ARRAYS[ident]):
+                return Array([scope.find(s) for s in SOURCE_ARRAYS[ident]])
             if not create:
                 raise PcodeRuntimeError(f"{ident} is not in the environment")
             obj = Reg(0, DataType("b", 1))  # a fresh local written through a view or slice: it grows
