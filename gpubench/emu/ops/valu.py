@@ -351,9 +351,11 @@ def operands_of(inst: Instruction, op) -> Operands:
     permutation = dpp.for_instruction(inst, inst.isa.wave_size)
     sources = {f"S{index}": _source(inst, root, index, fld, inst.idef.operand(fld), permutation is not None,
                                     "OPSEL" in reads)
-               for index, fld in enumerate(SOURCE_FIELDS[root]) if f"S{index}" in reads}
+               for index, fld in enumerate(SOURCE_FIELDS[root])
+               if f"S{index}" in reads and (fld != "src2" or inst.idef.operand("src2") is not None)}
     vdst = inst.idef.operand("vdst")
-    if "S2" in reads and "S2" not in sources and vdst is not None:  # VOP2 fmac forms: the accumulator is vdst
+    # VOP2's multiply-accumulates, also in their VOP3 form (which has no src2): the accumulator is vdst.
+    if "S2" in reads and "S2" not in sources and vdst is not None:
         sources["S2"] = Source(opnd.VGPR_BASE + inst["vdst"], vdst.bits, vdst.fmt)
     destination = _destination(inst, root, vdst, "OPSEL" in reads) if vdst is not None and vdst.type == "OPR_VGPR" \
         else None
