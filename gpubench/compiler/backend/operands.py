@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from gpubench.compiler.pcode.dtypes import DataType
 
 # Operand typing is the reference evaluator's: one set of rules for both backends.
-from gpubench.compiler.pcode.values import Value, promoted  # noqa: F401  (used as operands.promoted)
+from gpubench.compiler.pcode.values import PcodeTypeError, Value, int_value, promoted  # noqa: F401  (promoted: used as operands.promoted)
 from gpubench.compiler.pcode.values import operand_type as result_type  # noqa: F401
 
 BF16 = DataType("bf", 16)
@@ -157,11 +157,11 @@ def _float_literal(x: float) -> str:
 
 
 def int_value_of(value: Value) -> int:
-    """The integer a constant stands for (signed types sign-extended); untyped reals are refused."""
-    if value.dtype is None:
-        if not isinstance(value.data, int):
-            raise BackendUnsupported(f"expected an integer constant, got {value.data}")
-        return value.data
+    """The integer a constant stands for, as the reference reads it (signed types sign-extended)."""
+    try:
+        return int_value(value)
+    except PcodeTypeError as e:
+        raise BackendUnsupported(str(e)) from None
     if value.dtype.is_float:
         raise BackendUnsupported(f"expected an integer constant, got a {value.dtype} value")
     if value.dtype.is_signed and value.data >> (value.dtype.bits - 1):
