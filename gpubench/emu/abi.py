@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -83,12 +84,11 @@ def initial_mode(desc: KernelDescriptor) -> int:
     return sum(rsrc1.get(name, 0) << bit for name, bit in MODE_FROM_DESCRIPTOR)
 
 
-def initialize(waves: Waves, desc: KernelDescriptor, addresses: LaunchAddresses, group_ids: np.ndarray,
+def initialize(waves: Waves, desc: KernelDescriptor, user_sgprs: Sequence[int], group_ids: np.ndarray,
                block: tuple[int, int, int]) -> None:
     """Set SGPRs, v0, EXEC and MODE of every wave; ``group_ids`` is [workgroups, 3] (x, y, z)."""
     size = waves.wave_size
-    user = user_sgpr_values(desc, addresses)
-    waves.sgpr[:, :len(user)] = np.array(user, np.uint32)
+    waves.sgpr[:, :len(user_sgprs)] = np.array(user_sgprs, np.uint32)
     ids = group_ids[waves.workgroup]
     reg = desc["USER_SGPR_COUNT"]
     for axis in range(3):

@@ -22,9 +22,8 @@ from elftools.elf.elffile import ELFFile
 
 from gpubench.emu import abi, executor
 from gpubench.emu.context import Context
+from gpubench.emu.launch import LaunchStats, prepare_context, run
 from gpubench.emu.memory import PAGE, AddressSpace
-from gpubench.emu.waves import Waves
-from gpubench.isa.arch import ISA
 from gpubench.isa.codeobject import CodeObject, Kernel
 
 HEAP_BASE = 0x1_0000_0000
@@ -43,14 +42,6 @@ class Buffer:
     address: int
     size: int
     data: np.ndarray = field(repr=False)  # uint8 view of the mapped bytes
-
-
-@dataclass
-class LaunchStats:
-    wave_instructions: int  # instructions executed, summed over waves
-    steps: int  # instructions issued (one step runs one instruction for every wave at its PC)
-    waves: int
-    lane_operations: int  # active lanes summed over wave-instructions
 
 
 class Device:
@@ -124,39 +115,45 @@ class KernelHandle:
                 _pack(out, spec, fill(grid, block))
         return bytes(out)
 
-    def __call__(self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple = (),
-                 watchdog: executor.Watchdog = executor.Watchdog()) -> LaunchStats:
+    def prepare(self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple = ()) -> "PreparedLaunch":
+        """The launch set up but not run: kernarg segment and dispatch packet mapped, waves initialized."""
         grid = tuple(grid) + (1,) * (3 - len(grid))
         block = tuple(block) + (1,) * (3 - len(block))
         dev, desc = self.device, self.kernel.descriptor
-        isa = ISA.get(dev.target, desc.wave_size)
         segment = self.kernargs(args, grid, block)
         # Compilers load kernel arguments in wide scalar loads that may read past the segment's end
         # (s_load_b256 of the last 8 bytes): the segment gets a page of its own, like the runtime's.
         kernarg = dev.alloc(-(-max(1, len(segment)) // PAGE) * PAGE, name="kernarg")
         kernarg.data[:len(segment)] = np.frombuffer(segment, np.uint8)
-        groups = grid[0] * grid[1] * grid[2]
-        threads = block[0] * block[1] * block[2]
-        per_group = -(-threads // desc.wave_size)
-        waves = Waves.create(groups * per_group, desc.wave_size, abi.vgpr_count(desc, desc.wave_size))
-        waves.workgroup[:] = np.repeat(np.arange(groups), per_group)
-        waves.wave_id[:] = np.tile(np.arange(per_group), groups)
-        waves.pc[:] = self.base + self.kernel.address
-        group_ids = np.stack(np.unravel_index(np.arange(groups), grid[::-1])[::-1], axis=1).astype(np.uint32)
         packet = dev.alloc(PAGE, name="dispatch packet")  # a page: wide scalar loads stay mapped
         aql = abi.dispatch_packet(grid, block, desc, self.base + self.kernel.descriptor_address, kernarg.address)
         packet.data[:len(aql)] = np.frombuffer(aql, np.uint8)
-        abi.initialize(waves, desc, abi.LaunchAddresses(kernarg_ptr=kernarg.address, dispatch_ptr=packet.address),
-                       group_ids, block)
-        lds = np.zeros((groups, max(1, desc.group_segment_fixed_size)), np.uint8)
-        scratch = np.zeros((waves.count, desc.wave_size, desc.private_segment_fixed_size), np.uint8)
-        ctx = Context(isa, waves, dev.memory, lds, scratch)
+        user_sgprs = abi.user_sgpr_values(desc, abi.LaunchAddresses(kernarg_ptr=kernarg.address,
+                                                                    dispatch_ptr=packet.address))
+        ctx = prepare_context(dev.memory, dev.target, desc, self.base + self.kernel.address, user_sgprs, grid, block)
+        return PreparedLaunch(ctx, self, grid, block, (kernarg.address, packet.address))
+
+    def __call__(self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple = (),
+                 watchdog: executor.Watchdog = executor.Watchdog()) -> LaunchStats:
+        prepared = self.prepare(grid, block, args)
         try:
-            executor.run(ctx, watchdog)
+            return run(prepared.ctx, watchdog)
         finally:
-            dev.memory.unmap(kernarg.address)
-            dev.memory.unmap(packet.address)
-        return LaunchStats(ctx.stats["wave_instructions"], ctx.stats["steps"], waves.count, ctx.stats["lane_operations"])
+            prepared.close()
+
+
+@dataclass
+class PreparedLaunch:
+    ctx: Context
+    handle: KernelHandle
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    temporary: tuple[int, ...]  # addresses of the kernarg segment and the dispatch packet
+
+    def close(self) -> None:
+        for address in self.temporary:
+            self.handle.device.memory.unmap(address)
+        self.temporary = ()
 
 
 def _pack(out: bytearray, spec: dict, value) -> None:

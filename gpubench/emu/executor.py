@@ -81,38 +81,59 @@ class Program:
             return f"0x{pc:x}: <{e}>"
 
 
-def _release_barriers(ctx: Context) -> None:
-    """Workgroups whose waves are all at the barrier (or done) go on."""
-    w = ctx.waves
-    groups = w.workgroup
-    waiting = np.bincount(groups, weights=w.state == WaveState.BARRIER, minlength=ctx.lds.shape[0])
-    live = np.bincount(groups, weights=w.state != WaveState.DONE, minlength=ctx.lds.shape[0])
-    release = (waiting == live) & (waiting > 0)
-    w.state[(w.state == WaveState.BARRIER) & release[groups]] = WaveState.RUNNING
+@dataclass(frozen=True)
+class StepResult:
+    """One issue: the instruction at ``pc``, executed for ``waves`` (indices into ctx.waves)."""
+
+    pc: int
+    waves: np.ndarray
+    inst: Instruction
 
 
-def run(ctx: Context, watchdog: Watchdog = Watchdog()) -> None:
-    program = Program(ctx)
-    w = ctx.waves
-    start = time.perf_counter()
-    every = w.every_wave()
-    while True:
-        # Fast path: every wave running at one PC (straight-line code, no barrier, no divergence) is
-        # the common case. Two cheap whole-array checks find it without the flatnonzero/gather/min
-        # below, and passing `every` lets handlers index by slice (Waves.rows) instead of gathering.
-        pc = int(w.pc[0]) if len(every) else 0
-        if len(every) and not w.state.any() and (w.pc == pc).all():  # WaveState.RUNNING == 0
-            waves = every
-        else:
+class Runner:
+    """A dispatch that can be driven one issue at a time (the debugger) or run to the end.
+
+    `select` picks the next issue (releasing barriers when no wave can run), `execute` runs it;
+    `release_barriers` is a method so a recorder can see the waves it wakes."""
+
+    def __init__(self, ctx: Context, watchdog: Watchdog = Watchdog()):
+        self.ctx, self.watchdog = ctx, watchdog
+        self.program = Program(ctx)
+        self.start = time.perf_counter()
+        self.every = ctx.waves.every_wave()
+
+    def select(self) -> tuple[int, np.ndarray] | None:
+        """(pc, waves) of the next issue; None once every wave is done."""
+        w, every = self.ctx.waves, self.every
+        while True:
+            # Fast path: every wave running at one PC (straight-line code, no barrier, no divergence) is
+            # the common case. Two cheap whole-array checks find it without the flatnonzero/gather/min
+            # below, and passing `every` lets handlers index by slice (Waves.rows) instead of gathering.
+            pc = int(w.pc[0]) if len(every) else 0
+            if len(every) and not w.state.any() and (w.pc == pc).all():  # WaveState.RUNNING == 0
+                return pc, every
             running = np.flatnonzero(w.state == WaveState.RUNNING)
-            if running.size == 0:
-                if not (w.state == WaveState.BARRIER).any():
-                    return
-                _release_barriers(ctx)
-                continue
-            pcs = w.pc[running]
-            pc = int(pcs.min())
-            waves = running[pcs == pc]
+            if running.size:
+                pcs = w.pc[running]
+                pc = int(pcs.min())
+                return pc, running[pcs == pc]
+            if not (w.state == WaveState.BARRIER).any():
+                return None
+            self.release_barriers()
+
+    def release_barriers(self) -> np.ndarray:
+        """Workgroups whose waves are all at the barrier (or done) go on; returns the woken waves."""
+        ctx, w = self.ctx, self.ctx.waves
+        groups = w.workgroup
+        waiting = np.bincount(groups, weights=w.state == WaveState.BARRIER, minlength=ctx.lds.shape[0])
+        live = np.bincount(groups, weights=w.state != WaveState.DONE, minlength=ctx.lds.shape[0])
+        release = (waiting == live) & (waiting > 0)
+        woken = np.flatnonzero((w.state == WaveState.BARRIER) & release[groups])
+        w.state[woken] = WaveState.RUNNING
+        return woken
+
+    def execute(self, pc: int, waves: np.ndarray) -> Instruction:
+        ctx, w, program = self.ctx, self.ctx.waves, self.program
         rows = w.rows(waves)
         active_lanes = np.bitwise_count(w.sgpr[rows, EXEC_LO]).sum(dtype=np.int64)
         if w.wave_size == 64:
@@ -128,12 +149,31 @@ def run(ctx: Context, watchdog: Watchdog = Watchdog()) -> None:
         except (Unsupported, DecodeError, ValueError) as e:
             raise ExecutionError(f"cannot execute {program.describe(pc)}: {e}") from None
         w.executed[rows] += 1
-        ctx.stats["wave_instructions"] += len(waves)
-        ctx.stats["steps"] += 1
-        ctx.stats["lane_operations"] += int(active_lanes)
-        if ctx.stats["wave_instructions"] > watchdog.max_wave_instructions or \
-                time.perf_counter() - start > watchdog.max_seconds:
-            raise WatchdogTimeout(_hang_report(ctx, program, watchdog))
+        stats = ctx.stats
+        stats["wave_instructions"] += len(waves)
+        stats["steps"] += 1
+        stats["lane_operations"] += int(active_lanes)
+        if stats["wave_instructions"] > self.watchdog.max_wave_instructions or \
+                time.perf_counter() - self.start > self.watchdog.max_seconds:
+            raise WatchdogTimeout(_hang_report(ctx, program, self.watchdog))
+        return inst
+
+    def step(self) -> StepResult | None:
+        """Execute the next issue; None once every wave is done."""
+        found = self.select()
+        if found is None:
+            return None
+        pc, waves = found
+        return StepResult(pc, waves, self.execute(pc, waves))
+
+    def run(self) -> None:
+        select, execute = self.select, self.execute
+        while (found := select()) is not None:
+            execute(*found)
+
+
+def run(ctx: Context, watchdog: Watchdog = Watchdog()) -> None:
+    Runner(ctx, watchdog).run()
 
 
 def _hang_report(ctx: Context, program: Program, watchdog: Watchdog) -> str:

@@ -1,0 +1,42 @@
+"""The emulated machine of this process: which GPUs MOCKKFD shows, made once on first use.
+
+GPUBENCH_TARGET (default gfx1100, or the arch in tinygrad's DEV string, e.g. MOCKKFD+AMD:LLVM:gfx1201)
+names the GPU model and GPUBENCH_GPUS how many (default 1).
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import threading
+from dataclasses import dataclass
+
+from gpubench.drivers.kfd.driver import KFDDriver
+
+DEFAULT_TARGET = "gfx1100"
+_lock = threading.Lock()
+_current: "Machine | None" = None
+
+
+@dataclass
+class Machine:
+    targets: list[str]
+    driver: KFDDriver
+
+
+def configured_targets(environ=os.environ) -> list[str]:
+    target = environ.get("GPUBENCH_TARGET")
+    if not target:
+        found = re.search(r"\b(gfx[0-9a-f]+)\b", environ.get("DEV", ""))
+        target = found.group(1) if found else DEFAULT_TARGET
+    return [target] * int(environ.get("GPUBENCH_GPUS", "1"))
+
+
+def current() -> Machine:
+    global _current
+    with _lock:
+        if _current is None:
+            targets = configured_targets()
+            _current = Machine(targets, KFDDriver(targets))
+            atexit.register(_current.driver.close)
+        return _current

@@ -1,0 +1,245 @@
+"""PM4 type-3 packets on a compute queue (the MEC's packet set, gfx9-gfx12; layouts from Linux's
+amdgpu PM4 headers: nvd.h / soc15d.h).
+
+Implemented: NOP, SET_SH_REG, SET_UCONFIG_REG, DISPATCH_DIRECT, DISPATCH_INDIRECT, ACQUIRE_MEM,
+RELEASE_MEM (32/64-bit data, GPU clock timestamps, end-of-pipe interrupts), WAIT_REG_MEM (memory
+and register space), WRITE_DATA, COPY_DATA, INDIRECT_BUFFER, EVENT_WRITE, ATOMIC_MEM, PRED_EXEC.
+
+The emulator has no caches and runs a dispatch to its end before the next packet, so cache
+actions (ACQUIRE_MEM, RELEASE_MEM's GCR bits) and pipeline events (EVENT_WRITE: CS_PARTIAL_FLUSH
+...) are complete as soon as they are read. Registers are a plain register file; a register pair
+written and waited on by WAIT_REG_MEM's write-then-wait operation (the HDP flush request/done pair)
+completes at once, because the emulated GPU has no host data path cache to flush.
+"""
+from __future__ import annotations
+
+import time
+
+from gpubench.emu import executor
+from gpubench.emu.cp.queue import HardwareQueue, Interrupt, QueueError, WaitNotSatisfied, compare, gpu_clock
+from gpubench.emu.launch import launch
+from gpubench.emu.memory import AddressSpace
+from gpubench.isa.codeobject import KernelDescriptor
+
+NOP, DISPATCH_DIRECT, DISPATCH_INDIRECT, ATOMIC_MEM, PRED_EXEC = 0x10, 0x15, 0x16, 0x1E, 0x23
+WRITE_DATA, WAIT_REG_MEM, INDIRECT_BUFFER, COPY_DATA, EVENT_WRITE = 0x37, 0x3C, 0x3F, 0x40, 0x46
+RELEASE_MEM, ACQUIRE_MEM, SET_SH_REG, SET_UCONFIG_REG = 0x49, 0x58, 0x76, 0x79
+SH_REG_BASE, UCONFIG_REG_BASE = 0x2C00, 0xC000
+
+# compute registers (dword addresses; the same on gfx9-gfx12)
+COMPUTE_DISPATCH_INITIATOR, COMPUTE_START_X, COMPUTE_NUM_THREAD_X = 0x2E00, 0x2E04, 0x2E07
+COMPUTE_PGM_LO, COMPUTE_PGM_HI, COMPUTE_PGM_RSRC1, COMPUTE_PGM_RSRC2 = 0x2E0C, 0x2E0D, 0x2E12, 0x2E13
+COMPUTE_TMPRING_SIZE, COMPUTE_PGM_RSRC3, COMPUTE_USER_DATA_0 = 0x2E18, 0x2E28, 0x2E40
+FORCE_START_AT_000, CS_W32_EN = 1 << 2, 1 << 15
+LDS_GRANULE = 512  # COMPUTE_PGM_RSRC2.LDS_SIZE counts 128-dword blocks
+MAX_IB_DEPTH = 4
+
+ATOMIC_ADD_64 = 47  # the TC atomic operation ATOMIC_MEM and SDMA ATOMIC are used with (64-bit add)
+
+
+class PM4Queue(HardwareQueue):
+    kind = "compute"
+    pointer_unit = 4  # read/write pointers and the doorbell count dwords
+
+    def __init__(self, *args, target: str, arch: str, watchdog: executor.Watchdog, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.target, self.arch, self.watchdog = target, arch, watchdog
+        self.registers: dict[int, int] = {}
+
+    @property
+    def memory(self) -> AddressSpace:
+        return self.access.memory
+
+    def execute_packet(self) -> int:
+        header = int(self.ring_dwords(self.read_pointer, 1)[0])
+        count = self.packet_length(header, self.ring_size // 4)
+        words = self.ring_dwords(self.read_pointer, count)
+        self.execute(words, depth=0)
+        return count
+
+    @staticmethod
+    def packet_length(header: int, available: int) -> int:
+        kind = header >> 30
+        if kind == 2:  # a type-2 filler dword
+            return 1
+        if kind != 3:
+            raise QueueError(f"PM4 packet type {kind} (header 0x{header:08x}) on a compute queue: only type 3 is accepted")
+        length = ((header >> 16) & 0x3FFF) + 2
+        if length > available:
+            raise QueueError(f"PM4 packet 0x{header:08x} claims {length} dwords, more than the {available} there are")
+        return length
+
+    def execute(self, words, depth: int) -> None:
+        """Execute one whole packet (header and body)."""
+        header = int(words[0])
+        if header >> 30 == 2:
+            return
+        opcode, body = (header >> 8) & 0xFF, [int(w) for w in words[1:]]
+        handler = PACKETS.get(opcode)
+        if handler is None:
+            raise QueueError(f"PM4 opcode 0x{opcode:02x} (header 0x{header:08x}) is not supported by the emulated MEC")
+        if len(body) < handler[1]:
+            raise QueueError(f"PM4 {handler[0].__name__.lstrip('_').upper()} needs {handler[1]} body dwords, got {len(body)}")
+        handler[0](self, body, depth)
+
+    def execute_stream(self, words, depth: int) -> None:
+        """A stream of whole packets (an indirect buffer)."""
+        position = 0
+        while position < len(words):
+            length = self.packet_length(int(words[position]), len(words) - position)
+            self.execute(words[position:position + length], depth)
+            position += length
+
+    # ---- packets ---------------------------------------------------------------------------
+
+    def _nop(self, body, depth):
+        pass
+
+    def _set_sh_reg(self, body, depth):
+        self._set_registers(SH_REG_BASE + (body[0] & 0xFFFF), body[1:])
+
+    def _set_uconfig_reg(self, body, depth):
+        self._set_registers(UCONFIG_REG_BASE + (body[0] & 0xFFFF), body[1:])
+
+    def _set_registers(self, first: int, values) -> None:
+        for i, value in enumerate(values):
+            self.registers[first + i] = value
+
+    def _dispatch_direct(self, body, depth):
+        self.dispatch(tuple(body[0:3]), body[3])
+
+    def _dispatch_indirect(self, body, depth):
+        # the MEC's form: the dimensions' address (lo, hi), then the dispatch initiator
+        address = body[0] | (body[1] << 32)
+        self.dispatch(tuple(int(d) for d in self.access.dwords(address, 3)), body[2])
+
+    def dispatch(self, grid: tuple[int, ...], initiator: int) -> None:
+        regs = self.registers.get
+        if not initiator & FORCE_START_AT_000 and any(regs(COMPUTE_START_X + i, 0) for i in range(3)):
+            raise QueueError("dispatches starting at a workgroup other than (0, 0, 0) are not emulated")
+        block = tuple(regs(COMPUTE_NUM_THREAD_X + i, 1) & 0xFFFF for i in range(3))
+        if 0 in grid or 0 in block:
+            return  # an empty dispatch does nothing
+        wave32 = self.arch != "cdna" and bool(initiator & CS_W32_EN)
+        rsrc2 = regs(COMPUTE_PGM_RSRC2, 0)
+        desc = KernelDescriptor(
+            self.arch, group_segment_fixed_size=((rsrc2 >> 15) & 0x1FF) * LDS_GRANULE,
+            private_segment_fixed_size=self.private_bytes_per_lane(), kernarg_size=0,
+            kernel_code_entry_byte_offset=0, compute_pgm_rsrc3=regs(COMPUTE_PGM_RSRC3, 0),
+            compute_pgm_rsrc1=regs(COMPUTE_PGM_RSRC1, 0), compute_pgm_rsrc2=rsrc2,
+            kernel_code_properties=(1 << 10) if wave32 else 0, kernarg_preload=0)
+        program = (regs(COMPUTE_PGM_LO, 0) | (regs(COMPUTE_PGM_HI, 0) << 32)) << 8
+        user = [regs(COMPUTE_USER_DATA_0 + i, 0) for i in range(desc["USER_SGPR_COUNT"])]
+        self.run_dispatch(desc, program, user, grid, block)
+
+    def run_dispatch(self, desc, program, user, grid, block) -> None:
+        start = time.perf_counter()
+        stats = launch(self.memory, self.target, desc, program, user, grid, block, self.watchdog)
+        self.stats.dispatches += 1
+        self.stats.wave_instructions += stats.wave_instructions
+        self.stats.emulation_seconds += time.perf_counter() - start
+        self.stats.executed |= stats.executed
+
+    def private_bytes_per_lane(self) -> int:
+        """COMPUTE_TMPRING_SIZE.WAVESIZE: scratch per wave64 in 256-byte units (1 KiB on gfx9)."""
+        tmpring = self.registers.get(COMPUTE_TMPRING_SIZE, 0)
+        wave_bytes = ((tmpring >> 12) & 0x3FFFF) * (1024 if self.arch == "cdna" else 256)
+        return wave_bytes // 64
+
+    def _acquire_mem(self, body, depth):
+        pass  # no caches to invalidate or write back
+
+    def _event_write(self, body, depth):
+        pass  # dispatches end before the next packet is read: every flush event is already done
+
+    def _release_mem(self, body, depth):
+        data_sel, int_sel = (body[1] >> 29) & 7, (body[1] >> 24) & 7
+        address, data = body[2] | (body[3] << 32), body[4] | (body[5] << 32)
+        if data_sel == 1:
+            self.access.write32(address, data)
+        elif data_sel == 2:
+            self.access.write64(address, data)
+        elif data_sel in (3, 4):
+            self.access.write64(address, gpu_clock())
+        elif data_sel != 0:
+            raise QueueError(f"RELEASE_MEM DATA_SEL {data_sel} is not supported")
+        if int_sel:
+            self.raise_end_of_pipe(body[6])
+
+    def raise_end_of_pipe(self, context_id: int) -> None:
+        self.interrupt(Interrupt("end_of_pipe", context_id=context_id))
+
+    def _wait_reg_mem(self, body, depth):
+        function, mem_space, operation = body[0] & 7, (body[0] >> 4) & 3, (body[0] >> 6) & 3
+        reference, mask = body[3], body[4]
+        if mem_space == 1:
+            value = self.access.read32((body[1] & ~3) | (body[2] << 32))
+        elif operation == 1:  # write the request register, then wait on the done register
+            self.registers[body[1] & 0x3FFFF] = reference
+            self.registers[body[2] & 0x3FFFF] = reference
+            value = reference
+        else:
+            value = self.registers.get(body[1] & 0x3FFFF, 0)
+        if not compare(function, value & mask, reference):
+            raise WaitNotSatisfied()
+
+    def _write_data(self, body, depth):
+        dst_sel, one_address = (body[0] >> 8) & 0xF, bool(body[0] & (1 << 16))
+        address, values = body[1] | (body[2] << 32), body[3:]
+        if dst_sel == 0:
+            for i, value in enumerate(values):
+                self.registers[(body[1] & 0x3FFFF) + (0 if one_address else i)] = value
+        elif dst_sel in (2, 5):
+            for i, value in enumerate(values):
+                self.access.write32(address + (0 if one_address else 4 * i), value)
+        else:
+            raise QueueError(f"WRITE_DATA DST_SEL {dst_sel} is not supported")
+
+    def _copy_data(self, body, depth):
+        src_sel, dst_sel, wide = body[0] & 0xF, (body[0] >> 8) & 0xF, bool(body[0] & (1 << 16))
+        source = body[1] | (body[2] << 32)
+        if src_sel == 0:
+            value = self.registers.get(body[1] & 0x3FFFF, 0)
+        elif src_sel in (1, 2):
+            value = self.access.read64(source) if wide else self.access.read32(source)
+        elif src_sel == 4:
+            value = 0  # performance counters: the emulator counts none
+        elif src_sel == 5:
+            value = source
+        elif src_sel in (9, 10):
+            value = gpu_clock()
+        else:
+            raise QueueError(f"COPY_DATA SRC_SEL {src_sel} is not supported")
+        destination = body[3] | (body[4] << 32)
+        if dst_sel == 0:
+            self.registers[body[3] & 0x3FFFF] = value & 0xFFFFFFFF
+        elif dst_sel in (2, 5):
+            (self.access.write64 if wide else self.access.write32)(destination, value)
+        else:
+            raise QueueError(f"COPY_DATA DST_SEL {dst_sel} is not supported")
+
+    def _indirect_buffer(self, body, depth):
+        if depth >= MAX_IB_DEPTH:
+            raise QueueError(f"indirect buffers nested deeper than {MAX_IB_DEPTH}")
+        address, size = (body[0] & ~3) | ((body[1] & 0xFFFF) << 32), body[2] & 0xFFFFF
+        self.execute_stream(self.access.dwords(address, size), depth + 1)
+
+    def _pred_exec(self, body, depth):
+        pass  # one XCC, always selected: the predicated packets that follow run as they are
+
+    def _atomic_mem(self, body, depth):
+        if body[0] & 0x7F != ATOMIC_ADD_64:
+            raise QueueError(f"ATOMIC_MEM operation {body[0] & 0x7F} is not supported")
+        address, source = body[1] | (body[2] << 32), body[3] | (body[4] << 32)
+        self.access.write64(address, self.access.read64(address) + source)
+
+
+PACKETS = {  # opcode -> (handler, minimum body dwords)
+    NOP: (PM4Queue._nop, 0), SET_SH_REG: (PM4Queue._set_sh_reg, 1), SET_UCONFIG_REG: (PM4Queue._set_uconfig_reg, 1),
+    DISPATCH_DIRECT: (PM4Queue._dispatch_direct, 4), DISPATCH_INDIRECT: (PM4Queue._dispatch_indirect, 3),
+    ACQUIRE_MEM: (PM4Queue._acquire_mem, 0), EVENT_WRITE: (PM4Queue._event_write, 1),
+    RELEASE_MEM: (PM4Queue._release_mem, 7), WAIT_REG_MEM: (PM4Queue._wait_reg_mem, 6),
+    WRITE_DATA: (PM4Queue._write_data, 3), COPY_DATA: (PM4Queue._copy_data, 5),
+    INDIRECT_BUFFER: (PM4Queue._indirect_buffer, 3), PRED_EXEC: (PM4Queue._pred_exec, 1),
+    ATOMIC_MEM: (PM4Queue._atomic_mem, 8),
+}

@@ -1,0 +1,157 @@
+"""What every hardware queue shares: a ring in GPU memory, read and write pointers, a doorbell,
+and the errors that stop it.
+
+A queue is processed packet by packet. A packet that must wait (WAIT_REG_MEM, POLL_REGMEM, an AQL
+barrier) leaves the read pointer on itself and the scheduler comes back to it later. A malformed
+packet, a page fault or a kernel that cannot run stops the queue for good (`QueueError`): the
+driver is told through an interrupt, as the hardware raises one, and the client sees its wait fail.
+"""
+from __future__ import annotations
+
+import logging
+import struct
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from gpubench.emu.context import ExecutionError
+from gpubench.emu.executor import GPUPageFault
+from gpubench.emu.memory import AddressSpace, PageFault
+
+log = logging.getLogger("gpubench.cp")
+GPU_CLOCK_HZ = 100_000_000  # the "GPU clock counter" timestamps count at 100 MHz, as gfx11 reports
+
+
+def gpu_clock() -> int:
+    return time.perf_counter_ns() // (1_000_000_000 // GPU_CLOCK_HZ)
+
+
+class QueueError(Exception):
+    """A packet stream the command processor cannot go on with."""
+
+
+class WaitNotSatisfied(Exception):
+    """The packet at the read pointer waits for memory to change: retry it later."""
+
+
+@dataclass(frozen=True)
+class Interrupt:
+    """What a command processor reports to the kernel driver."""
+
+    kind: str  # "end_of_pipe" | "sdma_trap" | "memory_fault" | "queue_error"
+    context_id: int = 0  # RELEASE_MEM's INT_CTXID, the SDMA TRAP's INT_CONTEXT
+    fault: PageFault | None = None
+    message: str = ""
+
+
+@dataclass
+class QueueStats:
+    packets: int = 0
+    dispatches: int = 0
+    wave_instructions: int = 0
+    emulation_seconds: float = 0.0
+    executed: set[str] = field(default_factory=set)
+
+
+class GPUMemoryAccess:
+    """Scalar reads and writes of GPU virtual memory for packet processing (checked: a bad address
+    is a PageFault, like a shader's)."""
+
+    def __init__(self, memory: AddressSpace):
+        self.memory = memory
+
+    def read32(self, address: int) -> int:
+        return struct.unpack("<I", self.memory.read_bytes(address, 4))[0]
+
+    def read64(self, address: int) -> int:
+        return struct.unpack("<Q", self.memory.read_bytes(address, 8))[0]
+
+    def write32(self, address: int, value: int) -> None:
+        self.memory.write_bytes(address, struct.pack("<I", value & 0xFFFFFFFF))
+
+    def write64(self, address: int, value: int) -> None:
+        self.memory.write_bytes(address, struct.pack("<Q", value & (2**64 - 1)))
+
+    def dwords(self, address: int, count: int) -> np.ndarray:
+        return np.frombuffer(self.memory.read_bytes(address, 4 * count), np.uint32)
+
+
+def compare(function: int, value: int, reference: int) -> bool:
+    """WAIT_REG_MEM / POLL_REGMEM compare functions (FUNCTION field, 0-6)."""
+    if function > 6:
+        raise QueueError(f"wait compare function {function} is not defined")
+    return (True, value < reference, value <= reference, value == reference, value != reference,
+            value >= reference, value > reference)[function]
+
+
+class HardwareQueue:
+    """Base of the three queue kinds: ring geometry, pointers in memory and the doorbell."""
+
+    kind = ""
+    pointer_unit = 4  # bytes per unit of the read/write pointers and doorbell value
+
+    def __init__(self, queue_id: int, memory: AddressSpace, ring_address: int, ring_size: int,
+                 read_pointer_address: int, write_pointer_address: int, doorbell: np.ndarray,
+                 doorbell_index: int, interrupt: Callable[[Interrupt], None]):
+        self.queue_id = queue_id
+        self.access = GPUMemoryAccess(memory)
+        self.ring_address, self.ring_size = ring_address, ring_size
+        self.read_pointer_address, self.write_pointer_address = read_pointer_address, write_pointer_address
+        self.doorbell, self.doorbell_index = doorbell, doorbell_index
+        self.interrupt = interrupt
+        self.read_pointer = 0  # in pointer units, counting up without wrapping (as the 64-bit pointers do)
+        self.error: str | None = None
+        self.stats = QueueStats()
+
+    def write_pointer(self) -> int:
+        """Where the client's packets end, from the doorbell (as the hardware reads it)."""
+        return int(self.doorbell[self.doorbell_index])
+
+    def ring_dwords(self, pointer: int, count: int) -> np.ndarray:
+        """``count`` dwords of the ring from ``pointer`` (in pointer units), wrapping at its end."""
+        start = (pointer * self.pointer_unit) % self.ring_size
+        first = min(count, (self.ring_size - start) // 4)
+        head = self.access.dwords(self.ring_address + start, first)
+        if first == count:
+            return head
+        return np.concatenate([head, self.access.dwords(self.ring_address, count - first)])
+
+    def process(self) -> bool:
+        """Run packets until the ring is empty or one must wait; True if any ran."""
+        if self.error is not None:
+            return False
+        progressed = False
+        while self.read_pointer < self.write_pointer():
+            try:
+                consumed = self.execute_packet()
+            except WaitNotSatisfied:
+                break
+            except PageFault as fault:
+                return self.fail(str(fault), fault)
+            except GPUPageFault as error:
+                return self.fail(str(error), error.fault)
+            except (QueueError, ExecutionError) as error:  # ExecutionError: a kernel that cannot run, the watchdog
+                return self.fail(str(error))
+            self.read_pointer += consumed
+            self.stats.packets += 1
+            self.publish_read_pointer()
+            progressed = True
+        return progressed
+
+    def publish_read_pointer(self) -> None:
+        try:
+            self.access.write64(self.read_pointer_address, self.read_pointer)
+        except PageFault as fault:
+            self.fail(f"cannot write the read pointer at 0x{self.read_pointer_address:x}", fault)
+
+    def fail(self, message: str, fault: PageFault | None = None) -> bool:
+        self.error = f"{self.kind} queue {self.queue_id}: {message}"
+        log.error("%s (queue stopped)", self.error)
+        self.interrupt(Interrupt("memory_fault" if fault else "queue_error", fault=fault, message=self.error))
+        return True
+
+    def execute_packet(self) -> int:
+        """Execute the packet at the read pointer; return how many pointer units it took."""
+        raise NotImplementedError

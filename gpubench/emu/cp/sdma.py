@@ -1,0 +1,106 @@
+"""SDMA packets on a copy queue (SDMA v4-v6 packet layouts from Linux's amdgpu sdma_v*_0 headers).
+
+Implemented: NOP, COPY_LINEAR, WRITE_LINEAR, INDIRECT, FENCE, TRAP, POLL_REGMEM (memory),
+ATOMIC (64-bit add), CONST_FILL, TIMESTAMP (get, get global), GCR (no caches: done at once).
+The read and write pointers and the doorbell count bytes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gpubench.emu.cp.pm4 import ATOMIC_ADD_64
+from gpubench.emu.cp.queue import HardwareQueue, Interrupt, QueueError, WaitNotSatisfied, compare, gpu_clock
+
+NOP, COPY, WRITE, INDIRECT, FENCE, TRAP, POLL_REGMEM = 0, 1, 2, 4, 5, 6, 8
+ATOMIC, CONST_FILL, TIMESTAMP, GCR_REQ = 10, 11, 13, 17
+SUBOP_COPY_LINEAR, SUBOP_WRITE_LINEAR = 0, 0
+SUBOP_TIMESTAMP_GET, SUBOP_TIMESTAMP_GET_GLOBAL = 1, 2
+COPY_CHUNK = 1 << 24  # bytes moved per numpy copy: bounded temporary memory for huge copies
+
+
+class SDMAQueue(HardwareQueue):
+    kind = "sdma"
+    pointer_unit = 1  # bytes
+
+    def execute_packet(self) -> int:
+        header = int(self.ring_dwords(self.read_pointer, 1)[0])
+        opcode, sub_op = header & 0xFF, (header >> 8) & 0xFF
+        if opcode == NOP:
+            return 4 * (1 + ((header >> 16) & 0x3FFF))  # NOP's count field skips dwords after it
+        length = self.packet_length(opcode, sub_op, header)
+        words = [int(w) for w in self.ring_dwords(self.read_pointer, length)]
+        self.execute(words, opcode, sub_op, depth=0)
+        return 4 * length
+
+    def packet_length(self, opcode: int, sub_op: int, header: int) -> int:
+        if opcode == WRITE:
+            count = int(self.ring_dwords(self.read_pointer + 12, 1)[0]) & 0xFFFFF
+            return 4 + count + 1
+        length = LENGTHS.get((opcode, sub_op), LENGTHS.get((opcode, None)))
+        if length is None:
+            raise QueueError(f"SDMA opcode {opcode} sub-op {sub_op} (header 0x{header:08x}) is not supported")
+        return length
+
+    def execute(self, words: list[int], opcode: int, sub_op: int, depth: int) -> None:
+        address = words[1] | (words[2] << 32) if len(words) > 2 else 0
+        if opcode == COPY:
+            self.copy(words[3] | (words[4] << 32), words[5] | (words[6] << 32), (words[1] & 0x3FFFFFFF) + 1)
+        elif opcode == WRITE:
+            for i, value in enumerate(words[4:]):
+                self.access.write32(address + 4 * i, value)
+        elif opcode == FENCE:
+            self.access.write32(address, words[3])
+        elif opcode == TRAP:
+            self.interrupt(Interrupt("sdma_trap", context_id=words[1] & 0x0FFFFFFF))
+        elif opcode == POLL_REGMEM:
+            if not words[0] >> 31:
+                raise QueueError("SDMA POLL_REGMEM on a register is not supported")
+            if not compare((words[0] >> 28) & 7, self.access.read32(address) & words[4], words[3]):
+                raise WaitNotSatisfied()
+        elif opcode == ATOMIC:
+            if words[0] >> 25 != ATOMIC_ADD_64:
+                raise QueueError(f"SDMA ATOMIC operation {words[0] >> 25} is not supported")
+            self.access.write64(address, self.access.read64(address) + (words[3] | (words[4] << 32)))
+        elif opcode == CONST_FILL:
+            self.fill(address, words[3], (words[4] & 0x3FFFFFFF) + 1, 1 << ((words[0] >> 30) & 3))
+        elif opcode == TIMESTAMP:
+            self.access.write64(address, gpu_clock())
+        elif opcode == INDIRECT:
+            self.indirect(words[1] | (words[2] << 32), words[3] & 0xFFFFF, depth)
+
+    def copy(self, source: int, destination: int, size: int) -> None:
+        memory = self.access.memory
+        for offset in range(0, size, COPY_CHUNK):
+            chunk = min(COPY_CHUNK, size - offset)
+            memory.write_bytes(destination + offset, memory.read_bytes(source + offset, chunk))
+
+    def fill(self, destination: int, value: int, size: int, element: int) -> None:
+        pattern = np.frombuffer(value.to_bytes(4, "little")[:element], np.uint8)
+        data = np.resize(pattern, size).tobytes()
+        self.access.memory.write_bytes(destination, data)
+
+    def indirect(self, address: int, dwords: int, depth: int) -> None:
+        if depth > 0:
+            raise QueueError("SDMA indirect buffers cannot nest")
+        words = [int(w) for w in self.access.dwords(address, dwords)]
+        position = 0
+        while position < len(words):
+            opcode, sub_op = words[position] & 0xFF, (words[position] >> 8) & 0xFF
+            if opcode == NOP:
+                position += 1 + ((words[position] >> 16) & 0x3FFF)
+                continue
+            if opcode == WRITE:
+                length = 4 + (words[position + 3] & 0xFFFFF) + 1
+            else:
+                length = LENGTHS.get((opcode, sub_op), LENGTHS.get((opcode, None)))
+                if length is None:
+                    raise QueueError(f"SDMA opcode {opcode} in an indirect buffer is not supported")
+            self.execute(words[position:position + length], opcode, sub_op, depth + 1)
+            position += length
+
+
+LENGTHS = {  # (opcode, sub-op or None for any) -> packet dwords
+    (COPY, SUBOP_COPY_LINEAR): 7, (FENCE, None): 4, (TRAP, None): 2, (POLL_REGMEM, None): 6,
+    (ATOMIC, None): 8, (CONST_FILL, None): 5, (TIMESTAMP, SUBOP_TIMESTAMP_GET): 3,
+    (TIMESTAMP, SUBOP_TIMESTAMP_GET_GLOBAL): 3, (INDIRECT, None): 6, (GCR_REQ, None): 5,
+}

@@ -1,0 +1,117 @@
+"""One emulated AMD GPU as a kernel driver sees it: a GPU virtual address space, a doorbell page,
+and command processors that execute the queues the driver creates.
+
+When are queues processed? From a command-processor thread that watches the doorbells, as the
+hardware's CP does. A client writes its packets and rings a doorbell (a plain store into the
+doorbell page it mapped); the thread sees the doorbell value move past the queue's read pointer
+and executes packets until the ring is empty or a packet waits (WAIT_REG_MEM on memory another
+queue will write). Nothing in the client has to call into gpubench: a client that polls a signal
+in memory sees it change because the thread wrote it. Idle, the thread polls every 50 µs; the
+Python switch interval is lowered so that the thread gets the interpreter soon after a doorbell
+even while the client spins on a signal.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+from gpubench.emu import executor
+from gpubench.emu.cp.aql import AQLQueue
+from gpubench.emu.cp.pm4 import PM4Queue
+from gpubench.emu.cp.queue import HardwareQueue, Interrupt, QueueStats
+from gpubench.emu.cp.sdma import SDMAQueue
+from gpubench.emu.hostmem import SharedMemory
+from gpubench.emu.memory import AddressSpace
+from gpubench.isa.arch import ISA
+
+log = logging.getLogger("gpubench.gpu")
+DOORBELLS = 1024  # 64-bit doorbells in the two doorbell pages of a process
+IDLE_POLL_SECONDS = 50e-6
+SWITCH_INTERVAL_SECONDS = 0.0005
+QUEUE_KINDS = {"compute": PM4Queue, "aql": AQLQueue, "sdma": SDMAQueue}
+
+
+class EmulatedGPU:
+    def __init__(self, target: str, interrupt: Callable[[Interrupt], None],
+                 watchdog: executor.Watchdog = executor.Watchdog()):
+        self.target = target
+        self.arch = ISA.get(target).target.arch
+        self.memory = AddressSpace()
+        self.lock = threading.RLock()  # held while packets run and while the driver changes mappings
+        self.doorbell_page = SharedMemory(DOORBELLS * 8, "gpubench-doorbells")
+        self.doorbells = self.doorbell_page.array.view(np.uint64)
+        self.interrupt = interrupt
+        self.watchdog = watchdog
+        self.queues: dict[int, HardwareQueue] = {}
+        self.retired = QueueStats()  # statistics of destroyed queues
+        self._next_queue = 0
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def create_queue(self, kind: str, ring_address: int, ring_size: int, read_pointer_address: int,
+                     write_pointer_address: int) -> HardwareQueue:
+        with self.lock:
+            used = {q.doorbell_index for q in self.queues.values()}
+            doorbell = next(i for i in range(DOORBELLS) if i not in used)
+            self.doorbells[doorbell] = 0
+            queue_id = self._next_queue
+            self._next_queue += 1
+            extra = {"target": self.target, "arch": self.arch, "watchdog": self.watchdog} if kind != "sdma" else {}
+            queue = QUEUE_KINDS[kind](queue_id, self.memory, ring_address, ring_size, read_pointer_address,
+                                      write_pointer_address, self.doorbells, doorbell, self.interrupt, **extra)
+            self.queues[queue_id] = queue
+        self._start()
+        return queue
+
+    def destroy_queue(self, queue_id: int) -> None:
+        with self.lock:
+            queue = self.queues.pop(queue_id)
+            self._retire(queue.stats)
+
+    def _retire(self, stats: QueueStats) -> None:
+        for name in ("packets", "dispatches", "wave_instructions", "emulation_seconds"):
+            setattr(self.retired, name, getattr(self.retired, name) + getattr(stats, name))
+        self.retired.executed |= stats.executed
+
+    def stats(self) -> QueueStats:
+        total = QueueStats()
+        with self.lock:
+            for stats in [self.retired, *(q.stats for q in self.queues.values())]:
+                for name in ("packets", "dispatches", "wave_instructions", "emulation_seconds"):
+                    setattr(total, name, getattr(total, name) + getattr(stats, name))
+                total.executed |= stats.executed
+        return total
+
+    def process_queues(self) -> bool:
+        """One pass over every queue; True if any packet ran."""
+        with self.lock:
+            return any([queue.process() for queue in list(self.queues.values())])
+
+    def _start(self) -> None:
+        if self._thread is None:
+            sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_SECONDS))
+            self._thread = threading.Thread(target=self._run, name=f"gpubench-cp-{self.target}", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                busy = self.process_queues()
+            except Exception:  # a bug in the emulator must not take the client down silently
+                log.exception("command processor failed; queues stopped")
+                with self.lock:
+                    for queue in self.queues.values():
+                        queue.fail("internal emulator error (see the log)")
+                return
+            if not busy:
+                time.sleep(IDLE_POLL_SECONDS)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()

@@ -1,0 +1,48 @@
+"""`gpubench run --dev DEV SUITE [pytest args]`: a test suite on emulated GPUs, through the client's
+own driver code.
+
+SUITE is a built-in suite (gpubench/suites: `test_ops`) or a path pytest understands. The run is
+pytest itself, in this process, with gpubench's plugin (gpubench.pytest_plugin) setting up the
+tinygrad seam and summing the emulator statistics over xdist workers (-n N): progress is pytest's,
+the summary ends with gpubench's section, and --json-report writes it as JSON.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+SUITES = Path(__file__).resolve().parent / "suites"
+
+
+def suite_path(suite: str) -> str:
+    builtin = SUITES / f"{suite}.py"
+    if builtin.is_file():
+        return str(builtin)
+    if Path(suite.split("::")[0]).exists():
+        return suite
+    known = sorted(p.stem for p in SUITES.glob("test_*.py"))
+    raise click.BadParameter(f"{suite!r} is neither a built-in suite ({', '.join(known)}) nor a path", param_hint="SUITE")
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.option("--dev", default="MOCKKFD+AMD", show_default=True,
+              help="tinygrad device string: MOCKKFD+AMD, MOCKKFD+AMD:LLVM:gfx1100, ...")
+@click.option("--gpus", type=int, default=None, help="emulated GPUs in the machine (default 1)")
+@click.option("--json-report", "json_report", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="write the run summary (outcomes, emulator statistics) as JSON")
+@click.argument("suite")
+@click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
+def run(dev: str, gpus: int | None, json_report: str | None, suite: str, pytest_args: tuple[str, ...]) -> None:
+    """Run SUITE (built-in name or path) with pytest on emulated GPUs; extra arguments go to pytest
+    (e.g. -n 2 for two workers, -k matmul)."""
+    import pytest
+
+    os.environ["DEV"] = dev
+    if gpus is not None:
+        os.environ["GPUBENCH_GPUS"] = str(gpus)
+    args = [suite_path(suite), "-p", "no:cacheprovider", *pytest_args]
+    if json_report:
+        args += ["--gpubench-json", json_report]
+    raise SystemExit(pytest.main(args))
