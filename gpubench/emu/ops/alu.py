@@ -20,6 +20,8 @@ from gpubench.isa.decoder import Instruction
 VALU_NO_OPERATION = ("V_NOP", "V_PIPEFLUSH")  # no pseudocode; nothing to do in the emulator
 SALU_SOURCES = {"SOP1": ("ssrc0",), "SOP2": ("ssrc0", "ssrc1"), "SOPC": ("ssrc0", "ssrc1"), "SOPK": ("sdst",),
                 "SOPP": ()}
+# STATUS.COND_DBG_SYS/USER, which s_cbranch_cdbg* test: set by a debugger, which the emulator never has
+CONDITIONAL_DEBUG_FLAGS = ("WAVE_STATUS_COND_DBG_SYS", "WAVE_STATUS_COND_DBG_USER")
 
 
 def _compiled(inst: Instruction):
@@ -93,6 +95,8 @@ def scalar_alu(inst: Instruction):
                 args.append(~mask.any(axis=1))
             elif name == "WAVE_MODE_IEEE":
                 args.append(modes.flag(ctx, waves, modes.IEEE))
+            elif name in CONDITIONAL_DEBUG_FLAGS:
+                args.append(np.zeros(len(waves), bool))  # no debugger attached: the flags stay clear
             else:
                 raise Unsupported(f"{inst.name}: the emulator does not provide {name} to scalar instructions")
         with np.errstate(all="ignore"):
