@@ -5,8 +5,8 @@
   (DEV=MOCKKFD+AMD:LLVM) and says so once.
 - libLLVM: tinygrad's LLVM renderer emits opaque-pointer IR that LLVM 14/15 reject; LLVM_PATH
   points it at the newest libLLVM (>= 17) installed, unless the user set one.
-- The CPU device (used for host-side buffers) compiles with `clang`; where only versioned
-  clang-NN exists, it uses the LLVM renderer too (CPU:LLVM).
+- The CPU device (host-side buffers, its start-up helpers) compiles with `clang` (env CC); where
+  only a versioned clang-NN is installed (Debian's llvm-22 packages), CC names it.
 """
 from __future__ import annotations
 
@@ -29,6 +29,15 @@ def newest_libllvm() -> str | None:
     return max(found)[1] if found else None
 
 
+def use_versioned_clang(environ) -> None:
+    if environ.get("CC") or shutil.which("clang"):
+        return
+    versions = [int(m.group(1)) for path in glob.glob("/usr/bin/clang-[0-9]*")
+                if (m := re.fullmatch(r".*/clang-(\d+)", path))]
+    if versions:
+        environ["CC"] = f"clang-{max(versions)}"
+
+
 def configure(environ) -> list[str]:
     """Fill in what a MOCKKFD run needs in ``environ``; returns notes for the user."""
     notes = []
@@ -38,9 +47,8 @@ def configure(environ) -> list[str]:
     if device[0].upper() == "AMD" and len(device) == 1:
         targets[0] = first + ":LLVM"
         notes.append("using tinygrad's LLVM renderer (AMD:LLVM): Debian's comgr cannot compile for gfx11/gfx12")
-    if shutil.which(environ.get("CC", "clang")) is None and not any(t.upper().startswith("CPU") for t in targets):
-        targets.append("CPU:LLVM")
     environ["DEV"] = ";".join(targets)
+    use_versioned_clang(environ)
     if "LLVM_PATH" not in environ:
         library = newest_libllvm()
         if library is None:
