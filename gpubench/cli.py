@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from gpubench.debug_cli import debug as debug_command
+from gpubench.debug_cli import replay as replay_command
 from gpubench.isa.arch import ISA, UnknownTarget
 from gpubench.isa.targets import TARGETS
 from gpubench.runner import run as run_command
@@ -72,6 +74,8 @@ def main() -> None:
 
 
 main.add_command(run_command)
+main.add_command(debug_command)
+main.add_command(replay_command)
 
 
 @main.command()
@@ -166,59 +170,6 @@ def isa_coverage(mcpu: str, listing: bool, as_json: bool) -> None:
     from gpubench.emu import coverage
     entries = coverage.coverage(mcpu)
     click.echo(coverage.as_json(mcpu, entries) if as_json else coverage.as_table(mcpu, entries, listing))
-
-
-@main.command()
-@click.argument("code_object", type=click.Path(exists=True, dir_okay=False))
-@click.argument("kernel")
-@click.option("--grid", default="1", show_default=True, help="workgroups: X[,Y[,Z]]")
-@click.option("--block", default="64", show_default=True, help="work-items per workgroup: X[,Y[,Z]]")
-@click.option("--arg", "arg_specs", multiple=True,
-              help="in order: a .npy file, zeros:f32:1024 / ones:i32:64 / arange:u32:256, or a scalar (2.0, u64:7)")
-@click.option("-x", "command_file", type=click.File("r"), help="run these commands first (one a line)")
-@click.option("--batch", is_flag=True, help="no prompt: run -x's commands (or stdin's) and exit")
-@click.option("--trace", type=click.File("w"), help="write one JSON line per executed instruction per wave")
-@click.option("--timeline", type=click.File("w"), help="write a Chrome trace event JSON timeline of the dispatch")
-@click.option("--fidelity", is_flag=True, help="at exit, print each executed instruction's count and semantics source")
-@click.option("--no-record", is_flag=True, help="keep no history: faster, no reverse execution")
-def debug(code_object: str, kernel: str, grid: str, block: str, arg_specs: tuple[str, ...], command_file, batch: bool,
-          trace, timeline, fidelity: bool, no_record: bool) -> None:
-    """Debug KERNEL of CODE_OBJECT instruction by instruction, with a gdb-like prompt (help lists the commands)."""
-    from rich.console import Console
-
-    import gpubench
-    from gpubench.debug import args, repl
-    from gpubench.debug import trace as traces
-    from gpubench.debug.session import Session
-    from gpubench.isa.codeobject import CodeObject
-    try:
-        device = gpubench.Device(CodeObject.load(code_object).target)
-        values = tuple(args.parse(device, spec) for spec in arg_specs)
-        session = Session.load(device, code_object, kernel, args.dims(grid), args.dims(block), values,
-                               record=not no_record)
-    except (ValueError, TypeError, KeyError) as e:
-        raise click.ClickException(f"cannot prepare {kernel}: {e}") from None
-    observers = []
-    if trace:
-        observers.append(traces.InstructionTrace(session.ctx, trace))
-    if timeline:
-        observers.append(traces.Timeline(session.ctx, kernel, timeline))
-    report = traces.Fidelity() if fidelity else None
-    observers += [report] if report else []
-    session.observers = observers
-    console = Console(highlight=False)
-    try:
-        going = repl.run_lines(session, command_file, console) if command_file else True
-        if going and batch and not command_file:
-            repl.run_lines(session, click.get_text_stream("stdin"), console)
-        elif going and not batch:
-            repl.interact(session, console)
-    finally:
-        for observer in observers:
-            observer.close()
-        session.close()
-    if report:
-        click.echo(report.table())
 
 
 if __name__ == "__main__":

@@ -4,7 +4,10 @@ Loaded by every pytest (entry point `pytest11`); it does nothing unless DEV name
 (DEV=MOCKKFD+AMD ...). Then, before any test module imports tinygrad, it installs the tinygrad
 seam and fills in the environment (gpubench.drivers.tinygrad_env), and at the end it prints the
 emulator statistics (dispatches, wave-instructions, emulation time, summed over xdist workers)
-and, with --gpubench-json FILE, writes them with the test outcome counts as JSON.
+and, with --gpubench-json FILE, writes them with the test outcome counts as JSON. The dispatch
+tools `gpubench run` asks for through GPUBENCH_* (gpubench.debug.tools: --record, --fidelity,
+--trace ...) are installed in every process that runs tests; the fidelity report and the count of
+recorded dispatches are summed over workers like the statistics.
 """
 from __future__ import annotations
 
@@ -29,7 +32,11 @@ def pytest_configure(config):
     notes = tinygrad_env.configure(os.environ)
     from gpubench.drivers import tinygrad_seam
     tinygrad_seam.install()
-    config._gpubench = {"stats": dict.fromkeys(STAT_FIELDS, 0), "executed": set(), "notes": notes}
+    config._gpubench = {"stats": dict.fromkeys(STAT_FIELDS, 0), "executed": set(), "notes": notes, "recorded": 0}
+    from gpubench.debug import tools
+    worker = config.workerinput["workerid"] if hasattr(config, "workerinput") else None
+    config._gpubench["tools"] = found = tools.install(os.environ, worker)
+    config._gpubench["fidelity"] = found.fidelity if found else None
     if not hasattr(config, "workerinput"):  # the controller, or a run without xdist: say it once
         for note in notes:
             print(f"gpubench: {note}")
@@ -53,10 +60,16 @@ def pytest_sessionfinish(session):
     if state is None:
         return
     stats, executed = _machine_stats()
+    tools = state["tools"]
+    part = {"stats": stats, "executed": sorted(executed),
+            "recorded": len(tools.recorder.saved) if tools and tools.recorder else 0,
+            "fidelity": tools.fidelity.report() if tools and tools.fidelity else []}
+    if tools:
+        tools.uninstall()
     if hasattr(session.config, "workeroutput"):  # an xdist worker: hand the numbers to the controller
-        session.config.workeroutput["gpubench"] = {"stats": stats, "executed": sorted(executed)}
-    else:
-        _add(state, {"stats": stats, "executed": executed})
+        session.config.workeroutput["gpubench"] = part
+    else:  # this process's own fidelity report is state["fidelity"] already
+        _add(state, {**part, "fidelity": []})
 
 
 def pytest_testnodedown(node, error):
@@ -69,6 +82,9 @@ def _add(state: dict, part: dict) -> None:
     for name in STAT_FIELDS:
         state["stats"][name] += part["stats"][name]
     state["executed"] |= set(part["executed"])
+    state["recorded"] += part.get("recorded", 0)
+    if state["fidelity"] is not None:
+        state["fidelity"].merge(part.get("fidelity", []))
 
 
 @pytest.hookimpl(trylast=True)
@@ -85,6 +101,11 @@ def pytest_terminal_summary(terminalreporter, config):
     terminalreporter.write_line(
         f"emulator: {stats['dispatches']} kernels dispatched, {stats['wave_instructions']:,} wave-instructions, "
         f"{stats['emulation_seconds']:.1f} s emulating, {len(state['executed'])} distinct instructions")
+    if state["recorded"]:
+        terminalreporter.write_line(f"recorded {state['recorded']} dispatches in {os.environ.get('GPUBENCH_RECORD')}")
+    if state["fidelity"] is not None:
+        terminalreporter.section("gpubench fidelity")
+        terminalreporter.write_line(state["fidelity"].table())
     path = config.getoption("--gpubench-json")
     if path:
         report = {"device": os.environ.get("DEV"), "outcomes": outcomes, "emulator": stats,

@@ -5,6 +5,11 @@ SUITE is a built-in suite (gpubench/suites: `test_ops`) or a path pytest underst
 pytest itself, in this process, with gpubench's plugin (gpubench.pytest_plugin) setting up the
 tinygrad seam and summing the emulator statistics over xdist workers (-n N): progress is pytest's,
 the summary ends with gpubench's section, and --json-report writes it as JSON.
+
+The dispatch tools (gpubench.debug.tools) are asked for through the environment, which xdist
+workers inherit: --record DIR saves dispatches for `gpubench replay` and `gpubench debug
+--recorded`, --fidelity prints the instructions executed, --trace and --timeline write the first
+dispatch chosen by --dispatch N / --kernel NAME.
 """
 from __future__ import annotations
 
@@ -32,14 +37,32 @@ def suite_path(suite: str) -> str:
 @click.option("--gpus", type=int, default=None, help="emulated GPUs in the machine (default 1)")
 @click.option("--json-report", "json_report", type=click.Path(dir_okay=False, writable=True), default=None,
               help="write the run summary (outcomes, emulator statistics) as JSON")
+@click.option("--record", type=click.Path(file_okay=False), default=None,
+              help="save each dispatch (code, registers, the memory it touched) in DIR/dispatch-N")
+@click.option("--fidelity", is_flag=True, help="at the end, every instruction executed, its count and semantics source")
+@click.option("--trace", type=click.Path(dir_okay=False), default=None,
+              help="write the chosen dispatch's instruction trace (JSON lines) here")
+@click.option("--timeline", type=click.Path(dir_okay=False), default=None,
+              help="write the chosen dispatch's timeline (Chrome trace events) here")
+@click.option("--dispatch", type=int, default=None, help="choose dispatch N (from 0, per process) for the tools")
+@click.option("--kernel", default=None, help="choose dispatches of kernels matching this name (a glob) for the tools")
 @click.argument("suite")
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
-def run(dev: str, gpus: int | None, json_report: str | None, suite: str, pytest_args: tuple[str, ...]) -> None:
+def run(dev: str, gpus: int | None, json_report: str | None, record: str | None, fidelity: bool, trace: str | None,
+        timeline: str | None, dispatch: int | None, kernel: str | None, suite: str, pytest_args: tuple[str, ...]) -> None:
     """Run SUITE (built-in name or path) with pytest on emulated GPUs; extra arguments go to pytest
     (e.g. -n 2 for two workers, -k matmul)."""
     import pytest
 
+    from gpubench.debug.tools import ENV
+
     os.environ["DEV"] = dev
+    tools = {"record": record and os.path.abspath(record), "fidelity": "1" if fidelity else None,
+             "trace": trace and os.path.abspath(trace), "timeline": timeline and os.path.abspath(timeline),
+             "dispatch": None if dispatch is None else str(dispatch), "kernel": kernel}
+    for name, value in tools.items():
+        if value is not None:
+            os.environ[ENV[name]] = value
     if gpus is not None:
         os.environ["GPUBENCH_GPUS"] = str(gpus)
     args = [suite_path(suite), "-p", "no:cacheprovider", *pytest_args]

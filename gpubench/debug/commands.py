@@ -7,6 +7,8 @@ from gpubench.debug import view
 from gpubench.debug.session import Session, Stop
 from gpubench.emu.memory import PageFault
 from gpubench.emu.waves import WaveState
+from gpubench.isa.decoder import DecodeError
+from gpubench.isa.disasm import disassemble_at
 
 HELP = """\
 break|b LABEL|*ADDR|MNEMONIC   stop before an instruction (any wave)   catch nan   stop at the first NaN written to a VGPR
@@ -139,20 +141,38 @@ def _examine(s: Session, rest: str, fmt: str) -> str:
 def _disas(s: Session, rest: str, fmt: str) -> str:
     around = _count(rest) if rest else 5
     pc = int(s.waves.pc[s.selected])
-    code = s.launch.handle
-    start = code.base + code.kernel.address
+    code = getattr(s.launch, "handle", None)
     names = {a: n for n, a in sorted(s.labels.items(), key=lambda kv: -kv[1])}
-    rows = [(start + d.address - code.kernel.address, d.text or f".long 0x{int.from_bytes(d.data, 'little'):08x}")
-            for d in code.kernel.instructions]
+    if code is not None:
+        start = code.base + code.kernel.address
+        rows = [(start + d.address - code.kernel.address, d.text or f".long 0x{int.from_bytes(d.data, 'little'):08x}")
+                for d in code.kernel.instructions]
+    else:  # a dispatch without its code object (recorded, or intercepted on a queue): decode from the entry
+        rows = _decode_from(s, s.entry, pc, around)
     at = next((i for i, (a, _) in enumerate(rows) if a == pc), None)
     if at is None:
-        return f"=> {s.runner.program.describe(pc)} (outside {code.name})"
+        return f"=> {s.runner.program.describe(pc)} (outside {code.name if code else 'the code decoded from the entry'})"
     lines = []
     for address, text in rows[max(0, at - around):at + around + 1]:
         if address in names:
             lines.append(f"{names[address]}:")
         lines.append(f"{'=>' if address == pc else '  '} 0x{address:x}:  {text}")
     return "\n".join(lines)
+
+
+def _decode_from(s: Session, entry: int, pc: int, around: int, limit: int = 65536) -> list[tuple[int, str]]:
+    """(address, text) of the instructions from ``entry`` until ``around`` past ``pc`` (or undecodable bytes)."""
+    rows, address, mapping, past = [], entry, s.ctx.memory.find(entry), 0
+    while mapping is not None and address < mapping.end and len(rows) < limit and past < around:
+        offset = address - mapping.base
+        try:
+            inst, text = disassemble_at(s.ctx.isa, mapping.data[offset:offset + 16].tobytes())
+        except DecodeError:
+            break
+        rows.append((address, text))
+        past += address > pc
+        address += len(inst.bytes)
+    return rows
 
 
 def _where(s: Session, rest: str, fmt: str) -> str:

@@ -46,6 +46,7 @@ class Session:
                  watchdog: Watchdog = Watchdog()):
         self.launch, self.ctx = launch, launch.ctx
         self.waves = launch.ctx.waves
+        self.entry = int(self.waves.pc[0]) if self.waves.count else 0  # the kernel's first instruction
         self.target = launch.ctx.isa.target.name
         self.labels = label_addresses or {}
         self.runner = Runner(self.ctx, watchdog)
@@ -75,8 +76,10 @@ class Session:
     # ---- where things are ---------------------------------------------------------------------
 
     def sgpr_count(self) -> int:
-        """SGPRs the kernel uses (its metadata), for `info registers`; all 106 when unknown."""
-        return int(self.launch.handle.kernel.metadata.get(".sgpr_count", 106))
+        """SGPRs the kernel uses (its metadata), for `info registers`; all 106 when unknown (a recorded
+        or intercepted dispatch has no metadata)."""
+        handle = getattr(self.launch, "handle", None)
+        return int(handle.kernel.metadata.get(".sgpr_count", 106)) if handle else 106
 
     def symbolize(self, pc: int) -> str:
         """`<label+0x10>` for the closest label at or before ``pc``."""

@@ -134,6 +134,14 @@ class Fidelity:
     def close(self) -> None:
         pass
 
+    def merge(self, rows: list[dict]) -> None:
+        """Add another report's rows (an xdist worker's) to this one."""
+        for row in rows:
+            name = row["instruction"]
+            self.wave_instructions[name] += row["wave_instructions"]
+            self.issues[name] += row["issues"]
+            self.sources[name] = row["source"]
+
     def report(self) -> list[dict]:
         return [{"instruction": name, "wave_instructions": count, "issues": self.issues[name],
                  "source": self.sources[name]} for name, count in self.wave_instructions.most_common()]

@@ -5,15 +5,29 @@ SGPR values, the grid (in workgroups) and the workgroup size.
 Every path into the emulator ends here: the Python API (device.py, which derives the user SGPRs
 from the kernel descriptor as the HSA runtime does), PM4 DISPATCH_DIRECT (COMPUTE_USER_DATA_*
 registers) and AQL kernel dispatch packets (cp/aql.py).
+
+Dispatch hooks let tools (gpubench.debug: recording, traces, the debugger) see the dispatches of
+the PM4 and AQL paths: each hook in `hooks` is called as ``hook(dispatch, proceed)`` with the
+`Dispatch` (its Context prepared, not yet run) and ``proceed()``, which runs the rest of the chain
+and then the dispatch, and returns its LaunchStats. A hook may act before and after ``proceed()``,
+or drive ``dispatch.ctx`` itself and return `stats(dispatch.ctx)`. With no hook installed,
+`launch` costs one list test more than running the Context.
+
+    def log(dispatch, proceed):
+        print(dispatch.index, dispatch.name)
+        return proceed()
+    launch_module.hooks.append(log)
 """
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
-from gpubench.emu import abi, executor
+from gpubench.emu import abi, executor, symbols
 from gpubench.emu.context import Context
 from gpubench.emu.memory import AddressSpace
 from gpubench.emu.waves import Waves
@@ -48,14 +62,56 @@ def prepare_context(memory: AddressSpace, target: str, desc: KernelDescriptor, p
     return Context(isa, waves, memory, lds, scratch)
 
 
+def stats(ctx: Context) -> LaunchStats:
+    """The LaunchStats of a Context that has run."""
+    return LaunchStats(ctx.stats["wave_instructions"], ctx.stats["steps"], ctx.waves.count,
+                       ctx.stats["lane_operations"], ctx.stats.get("executed", set()))
+
+
 def run(ctx: Context, watchdog: executor.Watchdog = executor.Watchdog()) -> LaunchStats:
     """Run every wave to its end; raises GPUPageFault, WatchdogTimeout or ExecutionError."""
     executor.run(ctx, watchdog)
-    return LaunchStats(ctx.stats["wave_instructions"], ctx.stats["steps"], ctx.waves.count,
-                       ctx.stats["lane_operations"], ctx.stats.get("executed", set()))
+    return stats(ctx)
+
+
+@dataclass
+class Dispatch:
+    """A dispatch as hooks see it: what the command processor started it with, and its Context."""
+
+    index: int  # dispatches seen by hooks in this process, from 0
+    memory: AddressSpace
+    target: str
+    desc: KernelDescriptor
+    program: int
+    user_sgprs: tuple[int, ...]
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    ctx: Context
+    watchdog: executor.Watchdog
+
+    @property
+    def name(self) -> str | None:
+        """The kernel's name, when the client's loader registered it (gpubench.emu.symbols)."""
+        return symbols.name_at(self.program)
+
+
+Hook = Callable[[Dispatch, Callable[[], LaunchStats]], LaunchStats]
+hooks: list[Hook] = []
+_indices = itertools.count()  # next() is atomic under the GIL: CP threads of several GPUs share it
 
 
 def launch(memory: AddressSpace, target: str, desc: KernelDescriptor, program: int, user_sgprs: Sequence[int],
            grid: tuple[int, int, int], block: tuple[int, int, int],
            watchdog: executor.Watchdog = executor.Watchdog()) -> LaunchStats:
-    return run(prepare_context(memory, target, desc, program, user_sgprs, grid, block), watchdog)
+    ctx = prepare_context(memory, target, desc, program, user_sgprs, grid, block)
+    if not hooks:
+        return run(ctx, watchdog)
+    dispatch = Dispatch(next(_indices), memory, target, desc, program, tuple(int(v) for v in user_sgprs),
+                        tuple(grid), tuple(block), ctx, watchdog)
+    return _through(dispatch, tuple(hooks))
+
+
+def _through(dispatch: Dispatch, chain: tuple[Hook, ...]) -> LaunchStats:
+    if not chain:
+        return run(dispatch.ctx, dispatch.watchdog)
+    return chain[0](dispatch, lambda: _through(dispatch, chain[1:]))

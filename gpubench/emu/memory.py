@@ -8,6 +8,7 @@ touches host memory outside what the client mapped and never half-applies a stor
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -72,6 +73,46 @@ class AddressSpace:
             raise ValueError(f"nothing is mapped at 0x{base:x}")
         del self._bases[index]
         return self._maps.pop(index)
+
+    def watch(self, first_access: Callable[[Mapping, bool], None]) -> None:
+        """Call ``first_access(mapping, write)`` before the first read and before the first write of
+        each mapping (instruction fetches count as reads) until `unwatch()`: what a dispatch recorder
+        needs to copy a mapping before the dispatch changes it.
+
+        The hook shadows `read`, `write` and `find` on this instance only, so an address space that
+        is not watched runs the class's methods and pays nothing for the feature."""
+        seen: set[tuple[int, bool]] = set()
+
+        def note(mapping: Mapping, write: bool) -> None:
+            if (id(mapping), write) not in seen:
+                seen.add((id(mapping), write))
+                first_access(mapping, write)
+
+        def touched(addresses: np.ndarray, write: bool) -> None:
+            if addresses.size:  # a lane outside every mapping faults in the access itself
+                index = np.searchsorted(np.array(self._bases, np.uint64), addresses.astype(np.uint64, copy=False),
+                                        side="right") - 1
+                for i in np.unique(index[index >= 0]).tolist():
+                    note(self._maps[i], write)
+
+        def read(addresses: np.ndarray, size: int) -> np.ndarray:
+            touched(addresses, False)
+            return AddressSpace.read(self, addresses, size)
+
+        def write(addresses: np.ndarray, values: np.ndarray) -> None:
+            touched(addresses, True)
+            AddressSpace.write(self, addresses, values)
+
+        def find(address: int) -> Mapping | None:
+            mapping = AddressSpace.find(self, address)
+            if mapping is not None:
+                note(mapping, False)
+            return mapping
+        self.read, self.write, self.find = read, write, find
+
+    def unwatch(self) -> None:
+        for name in ("read", "write", "find"):
+            self.__dict__.pop(name, None)
 
     def find(self, address: int) -> Mapping | None:
         index = bisect.bisect_right(self._bases, address) - 1

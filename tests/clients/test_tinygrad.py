@@ -1,5 +1,6 @@
 """tinygrad 0.14.0's unmodified AMD driver on MOCKKFD: a kernel page fault surfaces as tinygrad's
-error naming the faulting address, and the process lives on."""
+error naming the faulting address, a hung kernel as a hardware fault after the watchdog's wave
+dump, and the process lives on."""
 from __future__ import annotations
 
 import subprocess
@@ -10,14 +11,25 @@ import pytest
 
 pytest.importorskip("tinygrad")
 HERE = Path(__file__).resolve().parent
-FAULT_KERNEL = HERE.parent / "kernels" / "build" / "fault_oob-gfx1100.hsaco"
+KERNELS = HERE.parent / "kernels" / "build"
+
+
+def run_bad_kernel(kernel: str) -> tuple[str, str]:
+    """(what tinygrad raised, the driver's log)"""
+    result = subprocess.run([sys.executable, str(HERE / "tinygrad_bad_kernel.py"), kernel, str(KERNELS)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "process alive" in result.stdout
+    return next(line for line in result.stdout.splitlines() if line.startswith("caught:")), result.stderr
 
 
 def test_a_kernel_page_fault_is_a_tinygrad_error_naming_the_address():
-    result = subprocess.run([sys.executable, str(HERE / "tinygrad_fault.py"), str(FAULT_KERNEL)],
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    caught = next(line for line in result.stdout.splitlines() if line.startswith("caught:"))
+    caught, log = run_bad_kernel("fault_oob")
     assert "MMU fault: 0x" in caught and "NotPresent=1" in caught
-    assert "process alive" in result.stdout
-    assert "GPU page fault: write at 0x" in result.stderr  # the driver's log line: address, PC, instruction
+    assert "GPU page fault: write at 0x" in log and "global_store_b32" in log  # address, PC, instruction
+
+
+def test_a_hung_kernel_is_a_hardware_fault_with_the_wave_dump_in_the_log():
+    caught, log = run_bad_kernel("hang_loop")
+    assert "HW fault:" in caught
+    assert "watchdog: the dispatch exceeded" in log and "live waves" in log

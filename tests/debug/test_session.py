@@ -1,6 +1,6 @@
 """A scripted debugging session on a kernel with a planted bug, and the session's stops."""
 import numpy as np
-from conftest import KERNELS
+from tests.debug.conftest import KERNELS
 
 import gpubench
 from gpubench.debug import Session

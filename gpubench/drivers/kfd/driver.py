@@ -22,6 +22,7 @@ import numpy as np
 from gpubench.drivers.kfd import abi, usermem
 from gpubench.drivers.kfd.topology import MODELS, gpu_id, render_minor, sysfs_files
 from gpubench.emu.cp.queue import Interrupt, gpu_clock
+from gpubench.emu.executor import Watchdog
 from gpubench.emu.gpu import DOORBELLS, EmulatedGPU
 from gpubench.emu.hostmem import SharedMemory, client_array, round_to_pages
 from gpubench.emu.ops.segments import APERTURE_SIZE, PRIVATE_BASE, SHARED_BASE
@@ -71,7 +72,7 @@ class GPUNode:
 
 
 class KFDDriver:
-    def __init__(self, targets: list[str]):
+    def __init__(self, targets: list[str], watchdog: Watchdog = Watchdog()):
         unknown = [t for t in targets if t not in MODELS]
         if unknown:
             raise ValueError(f"MOCKKFD has no GPU model for {unknown}; known: {sorted(MODELS)}")
@@ -79,7 +80,7 @@ class KFDDriver:
         self.nodes: dict[int, GPUNode] = {}
         for i, target in enumerate(targets):
             node_id = gpu_id(i + 1)
-            gpu = EmulatedGPU(target, lambda interrupt, g=node_id: self._interrupt(g, interrupt))
+            gpu = EmulatedGPU(target, lambda interrupt, g=node_id: self._interrupt(g, interrupt), watchdog)
             self.nodes[node_id] = GPUNode(node_id, i, target, gpu)
         self.objects: dict[int, MemoryObject] = {}
         self.by_mmap_offset: dict[int, MemoryObject] = {}
@@ -406,7 +407,7 @@ class KFDDriver:
                 self._signal_from_interrupt(interrupt.context_id)
             elif interrupt.kind == "memory_fault":
                 fault = interrupt.fault
-                log.error("kfd: GPU %d memory fault: %s", node_id, interrupt.message)
+                log.error("kfd: GPU %d memory fault at 0x%x: memory exception events signaled", node_id, fault.address)
                 for event in self.events.values():
                     if event.event_type == abi.EVENT_MEMORY:
                         event.memory_exception = (fault.address, node_id, int(fault.reason != "read-only"),

@@ -1,7 +1,9 @@
 """The emulated machine of this process: which GPUs MOCKKFD shows, made once on first use.
 
 GPUBENCH_TARGET (default gfx1100, or the arch in tinygrad's DEV string, e.g. MOCKKFD+AMD:LLVM:gfx1201)
-names the GPU model and GPUBENCH_GPUS how many (default 1).
+names the GPU model and GPUBENCH_GPUS how many (default 1). A dispatch that runs longer than
+GPUBENCH_WATCHDOG_SECONDS (default 20: below tinygrad's 30 s wait timeout, so the client sees the
+hang reported as a hardware exception, with the wave dump in the log) is stopped.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import threading
 from dataclasses import dataclass
 
 from gpubench.drivers.kfd.driver import KFDDriver
+from gpubench.emu.executor import Watchdog
 
 DEFAULT_TARGET = "gfx1100"
 _lock = threading.Lock()
@@ -37,6 +40,7 @@ def current() -> Machine:
     with _lock:
         if _current is None:
             targets = configured_targets()
-            _current = Machine(targets, KFDDriver(targets))
+            watchdog = Watchdog(max_seconds=float(os.environ.get("GPUBENCH_WATCHDOG_SECONDS", "20")))
+            _current = Machine(targets, KFDDriver(targets, watchdog))
             atexit.register(_current.driver.close)
         return _current
