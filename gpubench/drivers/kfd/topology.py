@@ -31,13 +31,16 @@ class Model:
     num_xcc: int
     vram_bytes: int
     ip_versions: dict  # hardware id -> (major, minor, revision)
+    caches: tuple  # (level, size in KiB, line bytes, CUs sharing one) per cache kind
 
 
 MODELS = {
     "gfx1100": Model("Radeon RX 7900 XTX", 0x744C, 192, 12, 2, 8, 16, 64, 32, 1, 24 << 30,
-                     {GC_HWID: (11, 0, 0), SDMA0_HWID: (6, 0, 0), NBIF_HWID: (4, 3, 0)}),
+                     {GC_HWID: (11, 0, 0), SDMA0_HWID: (6, 0, 0), NBIF_HWID: (4, 3, 0)},
+                     ((1, 32, 128, 1), (2, 6144, 128, 96), (3, 98304, 64, 96))),
     "gfx1201": Model("Radeon RX 9070 XT", 0x7550, 128, 8, 2, 8, 16, 64, 32, 1, 16 << 30,
-                     {GC_HWID: (12, 0, 1), SDMA0_HWID: (7, 0, 1), NBIF_HWID: (6, 3, 1)}),
+                     {GC_HWID: (12, 0, 1), SDMA0_HWID: (7, 0, 1), NBIF_HWID: (6, 3, 1)},
+                     ((1, 32, 128, 1), (2, 8192, 128, 64), (3, 65536, 64, 64))),
 }
 
 
@@ -52,7 +55,7 @@ def render_minor(gpu_index: int) -> int:
 def gpu_properties(target: str, gpu_index: int) -> dict[str, int]:
     model, wave_size = MODELS[target], min(TARGETS[target].wave_sizes)
     return {
-        "cpu_cores_count": 0, "simd_count": model.simd_count, "mem_banks_count": 1, "caches_count": 0,
+        "cpu_cores_count": 0, "simd_count": model.simd_count, "mem_banks_count": 1, "caches_count": len(model.caches),
         "io_links_count": 1, "p2p_links_count": 0, "cpu_core_id_base": 0, "simd_id_base": 0x80000000 + 0x100 * gpu_index,
         "max_waves_per_simd": model.max_waves_per_simd, "lds_size_in_kb": model.lds_size_in_kb, "gds_size_in_kb": 0,
         "num_gws": 64, "wave_front_size": wave_size, "array_count": model.array_count,
@@ -77,6 +80,11 @@ CPU_PROPERTIES = {"cpu_cores_count": 2, "simd_count": 0, "mem_banks_count": 1, "
                   "max_engine_clk_ccompute": 3000}
 
 
+def model_cus(target: str) -> int:
+    model = MODELS[target]
+    return model.simd_count // 2
+
+
 def _properties_text(values: dict[str, int]) -> str:
     return "".join(f"{name} {value}\n" for name, value in values.items())
 
@@ -95,6 +103,11 @@ def sysfs_files(targets: list[str]) -> dict[str, str]:
         size = MODELS[name].vram_bytes if name in MODELS else 32 << 30
         files[f"{base}/mem_banks/0/properties"] = _properties_text(
             {"heap_type": 1 if name in MODELS else 0, "size_in_bytes": size, "flags": 0, "width": 64, "mem_clk_max": 1250})
+        for index, (level, size_kb, line, shared) in enumerate(MODELS[name].caches if name in MODELS else ()):
+            files[f"{base}/caches/{index}/properties"] = _properties_text(
+                {"processor_id_low": properties["simd_id_base"], "level": level, "size": size_kb, "cache_line_size": line,
+                 "cache_lines_per_tag": 1, "association": 16, "latency": 0, "type": 1})
+            files[f"{base}/caches/{index}/sibling_map"] = ",".join(["1"] * shared + ["0"] * (model_cus(name) - shared)) + "\n"
         if node:
             files[f"{base}/io_links/0/properties"] = _properties_text(
                 {"type": 2, "version_major": 0, "version_minor": 0, "node_from": node, "node_to": 0, "weight": 20,
