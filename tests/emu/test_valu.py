@@ -69,11 +69,11 @@ def test_max_f32_follows_mode_ieee(ieee, want):
         assert np.all(as_f32(result) == want)
 
 
-def test_denorm_and_round_mode_set_mode_and_float_ops_refuse_other_modes():
+def test_denorm_and_round_mode_set_mode_and_float_ops_without_directed_rounding_refuse_it():
     ctx = run_program("s_denorm_mode 0x5\ns_round_mode 0x2")
     assert ctx.waves.mode[0] & 0xFF == 0x52
-    with pytest.raises(ExecutionError, match="FP_ROUND=0x1"):
-        run_program("s_round_mode 0x1\nv_add_f32_e32 v1, v2, v3")
+    with pytest.raises(ExecutionError, match="FP_ROUND=0x1"):  # the modes themselves: test_float_modes.py
+        run_program("s_round_mode 0x1\nv_sqrt_f32_e32 v1, v2")
     run_program("s_round_mode 0x1\nv_add_nc_u32_e32 v1, v2, v3")  # integer code does not care
 
 

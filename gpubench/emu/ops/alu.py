@@ -64,9 +64,12 @@ def scalar_alu(inst: Instruction):
     m0 = 124 if inst.isa.arch == "cdna" else 125
     sdst = inst.get("sdst")
     operand_fmt = {f: (inst.idef.operand(f).fmt if inst.idef.operand(f) else None) for f in ("ssrc0", "ssrc1", "sdst")}
+    uses_float = any(opnd.float_kind(fmt) for fmt in operand_fmt.values())
 
     def run(ctx: Context, waves: np.ndarray) -> None:
         w = ctx.waves
+        if uses_float:  # gfx11.5/gfx12 SALU floats: no flush or directed rounding is emulated for them
+            modes.require_default_float_mode(ctx, waves, inst.name)
         args = []
         for port in op.inputs:
             name = port.name

@@ -15,9 +15,31 @@ Descriptor"; abi.initial_mode); waves made by hand start as compute kernels do (
 S_ROUND_MODE and S_DENORM_MODE (gfx10+) write SIMM16[3:0] into FP_ROUND / FP_DENORM; S_SETREG and
 S_GETREG (hwregs.py) read and write the whole register.
 
-The compiled pseudocode rounds to nearest even and keeps denormals; `require_default_float_mode`
-lets a float instruction refuse (Unsupported) to run under any other round or denormal mode rather
-than give silently different results.
+The compiled pseudocode rounds to nearest even and keeps denormals; other modes are applied around
+it, per wave, only when some wave at the PC is not in that default (`float_modes()` is None otherwise,
+so the default path costs one comparison). The rules applied (RDNA3 ISA manual, "MODE": FP_DENORM
+0 flushes input and output denormals, 1 keeps inputs and flushes outputs, 2 flushes inputs and keeps
+outputs, 3 keeps both; FP_ROUND 0 nearest even, 1 +inf, 2 -inf, 3 toward zero):
+  - A float operand is read in its own type's mode (an f16 source of v_cvt_f32_f16 by the f16/f64
+    bits), a result is written in its type's mode; bf16 has no MODE field and is left alone.
+  - Flushing replaces a denormal by a zero of its sign. Inputs are flushed for every VALU operation
+    with float operands (arithmetic, min/max, which LLVM treats as flushing on gfx9+, compares and
+    float-to-integer conversions: the manual's denormal modes name no exceptions among them), plus
+    the accumulator D0 of v_fmac and the literal K of v_fmamk/fmaak. Not flushed: v_cmp_class /
+    v_cmpx_class, whose purpose is to classify the raw bits (LLVM relies on them to detect
+    denormals under any mode), and v_pack_b32_f16, a move. Outputs are flushed after rounding and
+    after omod/clamp, as the last step before the register is written (omod's scaling itself is
+    exact but for overflow and underflow, where it stays rounded to nearest).
+  - Rounding modes other than nearest even act on the results that round: rounding.DIRECTED
+    (add/sub/mul/fma forms for f32 and f16, add/mul for f64, conversions into f16/f32) is
+    recomputed exactly there; float_modes.EXACT operations never round (min/max/med3, compares, floor/ceil/
+    trunc/rndne, frexp, float-to-integer truncation, widening conversions), so the mode does not
+    matter. Any other float operation (transcendentals, division helpers, ldexp, dot products,
+    f64 fma, packed f16 ...) stops with Unsupported when a wave asks for a directed mode for its
+    result type: silently rounding to nearest would be wrong.
+  - SALU float operations (gfx11.5, gfx12) stop with Unsupported under any non-default mode; WMMA
+    (matrix.py) does not read MODE and rounds to nearest with denormals kept.
+float_modes.py binds a VALU operation's ports to these rules; rounding.py does directed rounding.
 """
 from __future__ import annotations
 
@@ -38,13 +60,42 @@ def flag(ctx: Context, waves: np.ndarray, bit: int) -> np.ndarray:
     return (ctx.waves.mode[waves] & np.uint32(bit)) != 0
 
 
+def float_modes(ctx: Context, waves: np.ndarray) -> np.ndarray | None:
+    """Each wave's FP_ROUND and FP_DENORM bits (uint32 [waves]), or None if all are the default."""
+    mode = ctx.waves.mode[waves] & np.uint32(FLOAT_MODE_MASK)
+    return mode if (mode != DEFAULT_FLOAT_MODE).any() else None
+
+
+def round_mode(mode: np.ndarray, width: int) -> np.ndarray:
+    """FP_ROUND for results of a float type (16, 32, 64 bits) of each MODE value: 0..3."""
+    return (mode >> np.uint32(FP_ROUND_SHIFT + (0 if width == 32 else 2))) & np.uint32(3)
+
+
+def flushes(mode: np.ndarray, width: int, output: bool) -> np.ndarray:
+    """Whether denormal inputs (or outputs) of a float type are flushed, for each MODE value."""
+    bit = FP_DENORM_SHIFT + (0 if width == 32 else 2) + int(output)
+    return (mode & np.uint32(1 << bit)) == 0
+
+
+def flush_denormals(bits: np.ndarray, width: int, flush: np.ndarray, shifts: tuple[int, ...] = (0,)) -> np.ndarray:
+    """``bits`` with each denormal float of ``width`` bits (at each of ``shifts``: the halves of
+    packed f16) replaced by a zero of its sign where ``flush`` (broadcast against bits) holds."""
+    t = bits.dtype.type
+    exponent, mantissa = {16: (0x7C00, 0x3FF), 32: (0x7F800000, 0x7FFFFF), 64: (0x7FF << 52, (1 << 52) - 1)}[width]
+    for shift in shifts:
+        field = bits >> t(shift)
+        denormal = flush & ((field & t(exponent)) == 0) & ((field & t(mantissa)) != 0)
+        bits = np.where(denormal, bits & ~t((exponent | mantissa) << shift), bits)
+    return bits
+
+
 def require_default_float_mode(ctx: Context, waves: np.ndarray, name: str) -> None:
     """Stop (Unsupported, naming instruction ``name``) if any wave is not in the default float mode."""
-    float_mode = ctx.waves.mode[waves] & np.uint32(FLOAT_MODE_MASK)
-    if (float_mode != DEFAULT_FLOAT_MODE).any():
+    float_mode = float_modes(ctx, waves)
+    if float_mode is not None:
         found = int(float_mode[float_mode != DEFAULT_FLOAT_MODE][0])
         raise Unsupported(f"{name} under MODE FP_ROUND={found & 0xF:#x} FP_DENORM={found >> 4:#x}: the emulator "
-                          "rounds to nearest even and keeps denormals only (FP_ROUND=0, FP_DENORM=0xf)")
+                          "runs this instruction only in the default float mode (FP_ROUND=0, FP_DENORM=0xf)")
 
 
 @factory

@@ -16,7 +16,8 @@ the hardware around it is done here, from AMD's ISA manuals:
   - destinations: a VGPR or its 16-bit half (op_sel bit 3), or SDWA's byte/word of it (dst_sel;
     dst_unused pads the rest with 0, sign-extends into it, or keeps it), compare bits to VCC or an
     SGPR pair, VOP3SD's SGPR for the carry (VCC) or D1 (v_mad_u64_u32's carry), EXEC (v_cmpx);
-  - output modifiers: omod and clamp of float results, clamp as saturation of integer add/sub.
+  - output modifiers: omod and clamp of float results, clamp as saturation of integer add/sub;
+  - MODE's float round and denormal modes, when a wave is not in the default (float_modes.py).
 `operands_of(inst)` reads where the operands are from a VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P encoding
 (and their DPP and SDWA forms); vopd.py builds them for each half of a dual-issue instruction.
 """
@@ -30,6 +31,7 @@ from gpubench.emu.context import Context
 from gpubench.emu.ops import Unsupported, dpp, hwregs, modes
 from gpubench.emu.ops import operands as opnd
 from gpubench.emu.ops.dpp import LanePermutation
+from gpubench.emu.ops.float_modes import FloatModes
 from gpubench.emu.waves import EXEC_LO, VCC_LO
 from gpubench.isa.decoder import Instruction
 from gpubench.isa.model import Operand
@@ -97,6 +99,7 @@ class Gathered:
     active: np.ndarray  # bool [waves, lanes]: EXEC
     writable: np.ndarray  # bool [waves, lanes]: the lanes that write (EXEC, less those DPP disables)
     nan_to_zero: np.ndarray | None = None  # bool [waves, 1]: MODE.DX10_CLAMP (a clamped NaN is 0)
+    float_mode: np.ndarray | None = None  # uint32 [elements]: MODE's float bits, None in the default mode
 
 
 class VectorOp:
@@ -105,8 +108,9 @@ class VectorOp:
 
     def __init__(self, name: str, op, operands: Operands):
         self.name, self.op, self.operands = name, op, operands
-        self.uses_float = any(opnd.float_kind(s.fmt) for s in operands.sources.values()) or \
+        uses_float = any(opnd.float_kind(s.fmt) for s in operands.sources.values()) or \
             bool(operands.vdst and opnd.float_kind(operands.vdst.fmt))
+        self.float_modes = FloatModes(name, op, operands) if uses_float else None
         self.readers = [self._reader(port) for port in op.inputs]
         self.writers = [self._writer(port) for port in op.outputs]
         self.saturate = self._saturation() if operands.clamp else None
@@ -116,12 +120,14 @@ class VectorOp:
         self.scatter(ctx, waves, gathered, self.compute(gathered))
 
     def gather(self, ctx: Context, waves: np.ndarray) -> Gathered:
-        if self.uses_float:
-            modes.require_default_float_mode(ctx, waves, self.name)
+        float_mode = modes.float_modes(ctx, waves) if self.float_modes is not None else None
         active = ctx.waves.exec_mask(waves)
         permutation = self.operands.dpp
         gathered = Gathered([], active, active if permutation is None else permutation.writable(active))
         gathered.args = [read(ctx, waves, gathered) for read in self.readers]
+        if float_mode is not None:  # not the default: flush inputs, check the round mode (float_modes.py)
+            gathered.float_mode = np.repeat(float_mode, ctx.waves.wave_size)
+            self.float_modes.read(gathered)
         if self.operands.clamp or self.operands.omod:
             gathered.nan_to_zero = modes.flag(ctx, waves, modes.DX10_CLAMP)[:, None]
         return gathered
@@ -129,7 +135,8 @@ class VectorOp:
     def compute(self, gathered: Gathered) -> tuple:
         n = gathered.writable.size
         with np.errstate(all="ignore"):
-            return self.op.fn(n, *gathered.args)
+            results = self.op.fn(n, *gathered.args)
+            return results if gathered.float_mode is None else self.float_modes.rounded(gathered, results)
 
     def scatter(self, ctx: Context, waves: np.ndarray, gathered: Gathered, results: tuple) -> None:
         shape = gathered.writable.shape
@@ -233,6 +240,8 @@ class VectorOp:
                 value = _float_modifiers(value, kind, packed, dest.result_half, ops, g.nan_to_zero)
             elif self.saturate is not None:
                 value = self.saturate(g.args).reshape(value.shape)
+            if g.float_mode is not None:
+                value = self.float_modes.flushed_output(g, value)
             if dest.select is not None:
                 value = _placed(value, dest.select, ctx.waves.vgpr[waves, dest.reg, :])
             opnd.write_vector(ctx, waves, dest.reg, value, 16 if dest.bits == 16 else port.width, g.writable,
