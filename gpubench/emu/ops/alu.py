@@ -100,6 +100,8 @@ def scalar_alu(inst: Instruction):
                 args.append(modes.flag(ctx, waves, modes.IEEE))
             elif name in CONDITIONAL_DEBUG_FLAGS:
                 args.append(np.zeros(len(waves), bool))  # no debugger attached: the flags stay clear
+            elif name == "TRAPSTS_INVALID":
+                args.append((valu.trap_status(ctx)[waves] & valu.INVALID) != 0)
             else:
                 raise Unsupported(f"{inst.name}: the emulator does not provide {name} to scalar instructions")
         with np.errstate(all="ignore"):
@@ -116,6 +118,8 @@ def scalar_alu(inst: Instruction):
                 opnd.write_scalar(ctx, waves, reg, value, 64 if w.wave_size == 64 and name != "M0" else 32)
             elif name == "PC":
                 new_pc = value.astype(np.int64)
+            elif name == "TRAPSTS_INVALID":  # gfx12's s_min/max_num: a signaling NaN input raises INVALID
+                valu.trap_status(ctx)[waves] |= np.asarray(value, bool).astype(np.uint32) * valu.INVALID
             else:
                 raise Unsupported(f"{inst.name}: the emulator does not take {name} from scalar instructions")
         w.pc[waves] = new_pc if new_pc is not None else w.pc[waves] + inst.size

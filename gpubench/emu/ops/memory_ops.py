@@ -49,14 +49,24 @@ def _smem_address(ctx: Context, inst: Instruction, waves: np.ndarray) -> np.ndar
     return address
 
 
+SUB_DWORD_LOADS = {"U8": np.dtype(np.uint8), "I8": np.dtype(np.int8), "U16": np.dtype(np.uint16),
+                   "I16": np.dtype(np.int16)}
+
+
 @factory
 def scalar_load(inst: Instruction):
     if inst.isa.root_of(inst.fmt) != "SMEM" or "LOAD" not in inst.name:
         return None
     dwords = inst.idef.operand("sdata").bits // 32
+    sub_dword = SUB_DWORD_LOADS.get(inst.name.rsplit("_", 1)[-1])  # gfx12's s_load_u8/i8/u16/i16
 
     def run(ctx: Context, waves: np.ndarray) -> None:
-        data = ctx.memory.read(_smem_address(ctx, inst, waves), 4 * dwords).view(np.uint32)
+        address = _smem_address(ctx, inst, waves)
+        if sub_dword is None:
+            data = ctx.memory.read(address, 4 * dwords).view(np.uint32)
+        else:  # one byte or half, zero- or sign-extended into the SGPR
+            data = ctx.memory.read(address, sub_dword.itemsize).view(sub_dword).astype(np.int64).astype(np.uint32)
+            data = data.reshape(-1, 1)
         reg = inst["sdata"]
         if reg < 124:
             ctx.waves.sgpr[waves, reg:reg + dwords] = data

@@ -85,6 +85,7 @@ class Operands:
     mask_in: int = VCC_LO  # the SGPR(s) holding the VCC a lane reads (VOP3's src2 for v_cndmask_b32_e64)
     mask_out: int = VCC_LO  # where a VCC (carry) or D1 result goes (VOP3SD: sdst)
     compare_out: int = VCC_LO  # where a compare's bits go (VOP3: the SGPR in vdst)
+    scalar_out: int | None = None  # gfx12's v_s_* (transcendentals of a scalar): the SGPR in vdst
     dpp: LanePermutation | None = None  # permutes S0's lanes
     clamp: bool = False
     omod: int = 0
@@ -175,7 +176,7 @@ class VectorOp:
         if name in ops.selects:
             return lambda ctx, waves, g: np.full(g.writable.size, ops.selects[name], np.uint32)
         if name == "TRAPSTS_INVALID":
-            return lambda ctx, waves, g: np.repeat((_trap_status(ctx)[waves] & INVALID) != 0, ctx.waves.wave_size)
+            return lambda ctx, waves, g: np.repeat((trap_status(ctx)[waves] & INVALID) != 0, ctx.waves.wave_size)
         raise Unsupported(f"{self.name}: the emulator does not provide {name} to vector instructions")
 
     @staticmethod
@@ -216,13 +217,17 @@ class VectorOp:
             return lambda ctx, waves, g, value: _write_mask(ctx, waves, ops.mask_out, ((value & 1) != 0) & g.writable)
         if name == "D0" and ops.vdst is not None:
             return self._vgpr_writer(port)
+        if name == "D0" and ops.scalar_out is not None:
+            # every lane computes the same value from the scalar sources: the SGPR takes lane 0's
+            reg = ops.scalar_out
+            return lambda ctx, waves, g, value: opnd.write_scalar(ctx, waves, reg, value[:, 0], port.width)
         source = ops.sources.get(name)
         if source is not None and source.value >= opnd.VGPR_BASE:  # v_swap_*: the source VGPR is written too
             reg, bits = source.value - opnd.VGPR_BASE, 16 if source.bits == 16 else port.width
             return lambda ctx, waves, g, value: opnd.write_vector(ctx, waves, reg, value, bits, g.writable, source.high)
         if name == "TRAPSTS_INVALID":
             def raise_invalid(ctx, waves, g, value):
-                status = _trap_status(ctx)
+                status = trap_status(ctx)
                 status[waves] |= (value & g.writable).any(axis=1).astype(np.uint32) * INVALID
             return raise_invalid
         raise Unsupported(f"{self.name}: the emulator does not take {name} from vector instructions")
@@ -332,7 +337,8 @@ def _source_transform(src: Source):
     return transform
 
 
-def _trap_status(ctx: Context) -> np.ndarray:
+def trap_status(ctx: Context) -> np.ndarray:
+    """Every wave's trap status register (where math exceptions such as INVALID are recorded)."""
     return hwregs.wave_registers(ctx)[TRAP_STATUS[ctx.isa.arch]]
 
 
@@ -358,8 +364,9 @@ def operands_of(inst: Instruction, op) -> Operands:
     root = inst.isa.root_of(inst.fmt)
     reads = {p.name for p in op.inputs}
     permutation = dpp.for_instruction(inst, inst.isa.wave_size)
-    sources = {f"S{index}": _source(inst, root, index, fld, inst.idef.operand(fld), permutation is not None,
-                                    "OPSEL" in reads)
+    # RDNA4's tables name a VOP3 source 0 that the VOP1/VOP2 form holds in a VGPR "vsrc0"
+    sources = {f"S{index}": _source(inst, root, index, fld, inst.idef.operand(fld) or inst.idef.operand(f"v{fld}"),
+                                    permutation is not None, "OPSEL" in reads)
                for index, fld in enumerate(SOURCE_FIELDS[root])
                if f"S{index}" in reads and (fld != "src2" or inst.idef.operand("src2") is not None)}
     vdst = inst.idef.operand("vdst")
@@ -378,6 +385,7 @@ def operands_of(inst: Instruction, op) -> Operands:
         else VCC_LO,
         mask_out=inst["sdst"] if root == "VOP3SD" else VCC_LO,
         compare_out=compare_out,
+        scalar_out=inst["vdst"] if vdst is not None and vdst.type == "OPR_SREG" and root == "VOP3" else None,
         dpp=permutation, clamp=bool(inst.get("clmp", 0)), omod=inst.get("omod", 0),
         selects=_selects(inst))
 
