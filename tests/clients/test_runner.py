@@ -40,3 +40,15 @@ def test_the_suite_passes_on_tinygrads_cpu_device(tmp_path):
                             capture_output=True, text=True, timeout=900, env=environment, cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-3000:]
     assert " failed" not in result.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize("target", ["gfx1201", "gfx942", "gfx950"])
+def test_a_representative_part_of_the_suite_passes_on_the_other_targets(target, tmp_path):
+    """gfx1201 through PM4 like gfx1100; gfx942 and gfx950 (eight XCCs) through an AQL queue."""
+    report = tmp_path / "report.json"
+    result = subprocess.run([sys.executable, "-m", "gpubench.cli", "run", "--dev", f"MOCKKFD+AMD:LLVM:{target}",
+                             "test_ops", "-q", "-k", "binary_float or matmul or reduce or softmax or cast",
+                             "--json-report", str(report)], capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:]
+    outcomes = json.loads(report.read_text())["outcomes"]
+    assert outcomes["passed"] >= 50 and outcomes["failed"] == 0

@@ -41,6 +41,14 @@ MODELS = {
     "gfx1201": Model("Radeon RX 9070 XT", 0x7550, 128, 8, 2, 8, 16, 64, 32, 1, 16 << 30,
                      {GC_HWID: (12, 0, 1), SDMA0_HWID: (7, 0, 1), NBIF_HWID: (6, 3, 1)},
                      ((1, 32, 128, 1), (2, 8192, 128, 64), (3, 65536, 64, 64))),
+    # MI300X: eight XCCs, so tinygrad drives it through an AQL queue; 304 CUs, 38 per XCC
+    "gfx942": Model("Instinct MI300X", 0x74A1, 1216, 32, 1, 10, 8, 64, 32, 8, 192 << 30,
+                    {GC_HWID: (9, 4, 3), SDMA0_HWID: (4, 4, 2), NBIF_HWID: (7, 9, 0)},
+                    ((1, 32, 128, 1), (2, 4096, 128, 38), (3, 262144, 64, 304))),
+    # MI355X: eight XCCs of 32 CUs, 160 KiB of LDS per CU
+    "gfx950": Model("Instinct MI355X", 0x75A3, 1024, 32, 1, 8, 8, 160, 32, 8, 288 << 30,
+                    {GC_HWID: (9, 5, 0), SDMA0_HWID: (4, 4, 5), NBIF_HWID: (7, 9, 1)},
+                    ((1, 32, 128, 1), (2, 4096, 128, 32), (3, 262144, 64, 256))),
 }
 
 

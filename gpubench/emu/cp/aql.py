@@ -1,7 +1,7 @@
 """AQL queues (HSA architected queuing language; hsa.h and ROCR's amd_hsa_queue.h / amd_hsa_signal.h).
 
-The ring holds 64-byte packets; the doorbell carries the index of the last packet written and the
-read pointer (amd_queue_t.read_dispatch_id) counts packets. Packet kinds: KERNEL_DISPATCH (the
+The ring holds 64-byte packets; the write pointer (amd_queue_t.write_dispatch_id, which the client
+advances before it rings the doorbell) and the read pointer (read_dispatch_id) count packets. Packet kinds: KERNEL_DISPATCH (the
 kernel descriptor at kernel_object gives the program, the RSRC registers and which user SGPRs to
 set up, as the CP firmware does), BARRIER_AND / BARRIER_OR (wait on up to five signals reaching
 0), and the vendor-specific AMD PM4 IB packet (an INDIRECT_BUFFER run by the PM4 processor).
@@ -32,7 +32,8 @@ class AQLQueue(PM4Queue):
     pointer_unit = PACKET_BYTES
 
     def write_pointer(self) -> int:
-        return int(self.doorbell[self.doorbell_index]) + 1  # the doorbell holds the last packet's index
+        # the packet processor reads amd_queue_t.write_dispatch_id; the doorbell only wakes it
+        return self.access.read64(self.write_pointer_address)
 
     @property
     def queue_address(self) -> int:

@@ -19,7 +19,7 @@ import numpy as np
 from gpubench.emu.context import Context
 from gpubench.emu.ops import Unsupported, factory
 from gpubench.emu.ops import operands as opnd
-from gpubench.emu.ops.lane_data import data_access, from_vgprs, to_vgprs
+from gpubench.emu.ops.lane_data import SUBDWORD, data_access, from_vgprs, to_vgprs
 from gpubench.emu.ops.segments import GLOBAL, PRIVATE, Lanes, Segment, flat_split
 from gpubench.isa.decoder import Instruction
 
@@ -49,24 +49,21 @@ def _smem_address(ctx: Context, inst: Instruction, waves: np.ndarray) -> np.ndar
     return address
 
 
-SUB_DWORD_LOADS = {"U8": np.dtype(np.uint8), "I8": np.dtype(np.int8), "U16": np.dtype(np.uint16),
-                   "I16": np.dtype(np.int16)}
-
-
 @factory
 def scalar_load(inst: Instruction):
     if inst.isa.root_of(inst.fmt) != "SMEM" or "LOAD" not in inst.name:
         return None
     dwords = inst.idef.operand("sdata").bits // 32
-    sub_dword = SUB_DWORD_LOADS.get(inst.name.rsplit("_", 1)[-1])  # gfx12's s_load_u8/i8/u16/i16
+    sub_dword = SUBDWORD.get(inst.name.rsplit("_", 1)[-1])  # gfx12's s_load_u8/i8/u16/i16: (bytes, signed)
 
     def run(ctx: Context, waves: np.ndarray) -> None:
         address = _smem_address(ctx, inst, waves)
         if sub_dword is None:
             data = ctx.memory.read(address, 4 * dwords).view(np.uint32)
         else:  # one byte or half, zero- or sign-extended into the SGPR
-            data = ctx.memory.read(address, sub_dword.itemsize).view(sub_dword).astype(np.int64).astype(np.uint32)
-            data = data.reshape(-1, 1)
+            size, signed = sub_dword
+            dtype = np.dtype(f"{'i' if signed else 'u'}{size}")
+            data = ctx.memory.read(address, size).view(dtype).astype(np.int64).astype(np.uint32).reshape(-1, 1)
         reg = inst["sdata"]
         if reg < 124:
             ctx.waves.sgpr[waves, reg:reg + dwords] = data

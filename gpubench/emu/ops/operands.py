@@ -188,11 +188,16 @@ def sign_modifiers(values: np.ndarray, sign_bit: int, neg: bool, absolute: bool)
 
 def packed_halves(values: np.ndarray, low_from_high: bool, high_from_high: bool, neg_low: bool,
                   neg_high: bool) -> np.ndarray:
-    """A VOP3P source: bits 15:0 from the half op_sel picks, bits 31:16 from the half op_sel_hi
-    picks, each negated (as f16/bf16) by its neg_lo / neg_hi bit."""
-    low = half(values, low_from_high) ^ np.uint32(0x8000 if neg_low else 0)
-    high = half(values, high_from_high) ^ np.uint32(0x8000 if neg_high else 0)
-    return low | (high << np.uint32(16))
+    """A VOP3P source: the low half from the half op_sel picks, the high half from the half op_sel_hi
+    picks, each negated (as a float) by its neg_lo / neg_hi bit. Halves are 16 bits of a 32-bit
+    source, or 32 bits of a 64-bit one (CDNA's packed f32: v_pk_add_f32 ...)."""
+    if values.dtype == np.uint64:
+        width, sign, mask = np.uint64(32), np.uint64(1 << 31), np.uint64(0xFFFFFFFF)
+    else:
+        width, sign, mask = np.uint32(16), np.uint32(0x8000), HALF
+    low = ((values >> width) if low_from_high else (values & mask)) ^ (sign if neg_low else values.dtype.type(0))
+    high = ((values >> width) if high_from_high else (values & mask)) ^ (sign if neg_high else values.dtype.type(0))
+    return low | (high << width)
 
 
 FLOAT_TYPES = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float64, np.uint64)}
