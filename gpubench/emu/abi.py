@@ -114,3 +114,11 @@ def initialize(waves: Waves, desc: KernelDescriptor, user_sgprs: Sequence[int], 
     waves.vgpr[:, 0, :] = packed.astype(np.uint32)[which.reshape(-1)]
     waves.write_mask(EXEC_LO, np.arange(waves.count), (flat < threads)[which.reshape(-1)])
     waves.mode[:] = initial_mode(desc)
+    if desc.arch == "cdna":  # gfx90a+: the AGPRs start at (ACCUM_OFFSET + 1) * 4 of the unified VGPR file
+        waves.accum_offset = accum_offset(desc)
+
+
+def accum_offset(desc: KernelDescriptor) -> int:
+    """The first AGPR's register in the unified VGPR file of gfx90a+ (AMDGPUUsage: COMPUTE_PGM_RSRC3
+    ACCUM_OFFSET, granule 4: 0 means 4 ... 63 means 256)."""
+    return (desc["ACCUM_OFFSET"] + 1) * 4

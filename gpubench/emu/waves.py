@@ -58,14 +58,21 @@ class Waves:
     wave_id: np.ndarray  # int64 [waves], the wave's index within its workgroup
     executed: np.ndarray  # int64 [waves], instructions executed (the watchdog and statistics read it)
     mode: np.ndarray  # uint32 [waves], the MODE register (float round/denormal modes, IEEE ...: ops/modes.py)
+    # CDNA3/CDNA4 (gfx90a+) have one unified VGPR file: the AGPRs follow the VGPRs, a[n] is ``vgpr``
+    # register accum_offset + n (the kernel descriptor's COMPUTE_PGM_RSRC3.ACCUM_OFFSET; ops/accvgpr.py).
+    # None: no AGPRs (RDNA, or waves made by hand without setting it). Nothing reads it on RDNA.
+    accum_offset: int | None = None
 
     @classmethod
-    def create(cls, count: int, wave_size: int, vgprs: int) -> "Waves":
+    def create(cls, count: int, wave_size: int, vgprs: int, accum_offset: int | None = None) -> "Waves":
+        """``vgprs``: the whole (unified, on CDNA) register file; ``accum_offset``: where its AGPRs start."""
         keep_freed_memory()
+        if accum_offset is not None and not 0 < accum_offset <= vgprs:
+            raise ValueError(f"accum_offset {accum_offset} is outside the {vgprs} VGPRs")
         return cls(wave_size, np.zeros((count, SGPRS), np.uint32), np.zeros((count, vgprs, wave_size), np.uint32),
                    np.zeros(count, np.int64), np.zeros(count, bool), np.zeros(count, np.int8),
                    np.zeros(count, np.int64), np.zeros(count, np.int64), np.zeros(count, np.int64),
-                   np.full(count, DEFAULT_MODE, np.uint32))
+                   np.full(count, DEFAULT_MODE, np.uint32), accum_offset)
 
     @property
     def count(self) -> int:

@@ -1,44 +1,44 @@
-"""The HIP kernels of tests/kernels, run on the emulated GPU and checked against their numpy references.
+"""The HIP kernels of tests/kernels, run on the emulated GPU and checked against their numpy references,
+on every target they are built for: gfx1100 (wave32 and wave64), gfx1201 (RDNA4), gfx942 (CDNA3) and
+gfx950 (CDNA4).
 
-RUNS lists the (case, variant) pairs the emulator runs correctly; every other built gfx1100 pair is
-a strict xfail, so the day a pair starts to pass, the test says so and it moves into RUNS.
+Every built (case, variant) pair runs; NOT_YET lists the pairs the emulator does not run correctly,
+as strict xfails, so the day one starts to pass the test says so and it leaves the list. SLOW marks
+the pairs that take seconds (run them with ``-m slow``; none today).
 """
 import pytest
-
-from gpubench.emu.executor import GPUPageFault, Watchdog, WatchdogTimeout
 from kernel_runner import cases, run_case
 
-VARIANTS = ("gfx1100", "gfx1100-w64")
-RUNS = {
-    ("reduce_sum", "gfx1100"), ("reduce_sum", "gfx1100-w64"), ("matmul_tiled", "gfx1100-w64"),
-    ("atomic_lds", "gfx1100"), ("atomic_lds", "gfx1100-w64"), ("atomic_hist", "gfx1100-w64"),
-    ("atomic_ops", "gfx1100-w64"), ("crosslane_lanes", "gfx1100-w64"),
-    ("ew_i32", "gfx1100-w64"),
-    ("ew_f32", "gfx1100"), ("ew_f32", "gfx1100-w64"), ("ew_f16", "gfx1100"), ("ew_f16", "gfx1100-w64"),
-    ("ew_bf16", "gfx1100"), ("ew_bf16", "gfx1100-w64"), ("ew_i8", "gfx1100"), ("ew_i8", "gfx1100-w64"),
-    ("ew_u8", "gfx1100"), ("ew_u8", "gfx1100-w64"), ("ew_i32", "gfx1100"), ("ew_i64", "gfx1100"),
-    ("ew_i64", "gfx1100-w64"), ("divergence", "gfx1100"), ("divergence", "gfx1100-w64"),
-    ("crosslane_dpp", "gfx1100"), ("crosslane_dpp", "gfx1100-w64"), ("dispatch_ids", "gfx1100"),
-    ("dispatch_ids", "gfx1100-w64"), ("matmul_tiled", "gfx1100"), ("atomic_hist", "gfx1100"),
-    ("atomic_ops", "gfx1100"), ("crosslane_lanes", "gfx1100"), ("crosslane_permlane", "gfx1100"),
-    ("crosslane_permlane", "gfx1100-w64"), ("scratch_array", "gfx1100"), ("scratch_array", "gfx1100-w64"),
-    ("transcendental", "gfx1100"),
-    ("transcendental", "gfx1100-w64"),
-    ("wmma_f32_f16", "gfx1100"),
-    ("wmma_f32_f16", "gfx1100-w64"),
-}
+from gpubench.emu.executor import GPUPageFault, Watchdog, WatchdogTimeout
+
+VARIANTS = tuple(cases.VARIANTS)  # gfx1100, gfx1100-w64, gfx1201, gfx942, gfx950
+NOT_YET: dict[tuple[str, str], str] = {}  # (case, variant) -> why
+SLOW: set[tuple[str, str]] = set()
 PAIRS = [(name, variant) for name, case in cases.CASES.items() if case.expect == "ok"
          for variant in VARIANTS if variant in case.variants]
 
 
-@pytest.mark.parametrize("name,variant", [
-    pytest.param(n, v, marks=() if (n, v) in RUNS else pytest.mark.xfail(strict=True, reason="not emulated yet"))
-    for n, v in PAIRS])
+def _marks(name: str, variant: str) -> list:
+    marks = []
+    if (name, variant) in NOT_YET:
+        marks.append(pytest.mark.xfail(strict=True, reason=NOT_YET[name, variant]))
+    if (name, variant) in SLOW:
+        marks.append(pytest.mark.slow)
+    return marks
+
+
+@pytest.mark.parametrize("name,variant", [pytest.param(n, v, marks=_marks(n, v)) for n, v in PAIRS])
 def test_kernel_matches_reference(name, variant):
     case = cases.CASES[name]
     inputs, _, outputs, stats = run_case(case, variant, watchdog=Watchdog(max_seconds=120))
     assert case.check(outputs, case.expected(inputs, variant)) == []
     assert stats.wave_instructions > 0
+
+
+def test_every_case_runs_on_every_target_it_is_built_for():
+    built = {(c.name, v) for c in cases.GOOD for v in c.variants}
+    assert built == set(PAIRS)
+    assert {v for _, v in PAIRS} == set(VARIANTS)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

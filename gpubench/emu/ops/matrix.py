@@ -25,8 +25,9 @@ the VGPRs (an f64 takes a VGPR pair). Outputs are 4-row strips N lanes wide (1 r
 (i, j, b) is in VGPR (pair) b*(M*N/64) + (i // (4*R))*4 + i%4, lane (b % S)*N + ((i//4) % R)*S*N + j,
 with R = 64/N strips per VGPR and S = ceil(64 / (M*N/4)) blocks per VGPR. FP8/BF8 are the FNUZ
 formats on gfx942 and the OCP ones on gfx950 (and gfx12). CBSZ/ABID/BLGP broadcasts, XF32, the
-F8F6F4 and scaled forms, sparse SMFMAC and AGPR operands are not emulated; on f64 the BLGP field is
-NEG (A, B, C).
+F8F6F4 and scaled forms and sparse SMFMAC are not emulated; on f64 the BLGP field is NEG (A, B, C).
+AGPR operands (ACC_CD for C and D, ACC[1:0] for A and B) reach this module already renamed to the
+unified-file VGPRs they are (accvgpr.py), so an instruction here never has an ACC bit set.
 
 EXEC must be all ones (the manuals leave any other EXEC undefined): the emulator stops the dispatch
 otherwise. Float results are computed in float64 and rounded once to the result type (round to
@@ -289,8 +290,8 @@ def mfma(inst: Instruction, found: re.Match) -> MatrixOp:
     blocks = int(found.group(5) or 1)
     a_kind, _, b_kind = found.group(6).partition("_")
     b_kind = b_kind or a_kind
-    if inst.get("acc_cd") or inst.get("acc"):
-        raise Unsupported(f"{inst.name} with AGPR operands")
+    if inst.get("acc_cd") or inst.get("acc"):  # accvgpr.py renames AGPR operands before this
+        raise Unsupported(f"{inst.name} with AGPR operands not renamed to unified-file VGPRs")
     neg = 0
     if out == "F64":
         neg = inst.get("neg", 0)  # the BLGP field

@@ -130,8 +130,10 @@ def vector_segments(ctx: Context, inst: Instruction, waves: np.ndarray) -> list[
 
 
 def check_data_registers(inst: Instruction) -> None:
+    """AGPR data (CDNA's ACC bit) reaches the handlers renamed to unified-file VGPRs, ACC cleared
+    (accvgpr.py): a set ACC bit here means an instruction that bypassed that."""
     if inst.get("acc"):
-        raise Unsupported(f"{inst.name}: AGPR data is not emulated")
+        raise Unsupported(f"{inst.name}: AGPR data not renamed to unified-file VGPRs")
 
 
 @factory
