@@ -246,6 +246,7 @@ LOWERINGS.update({
     "u32_to_f64": _int_to_float(F64), "i16_to_f16": _int_to_float(F16), "u16_to_f16": _int_to_float(F16),
     "f32_to_i32": _float_to_int(I32), "f32_to_u32": _float_to_int(U32), "f64_to_i32": _float_to_int(I32),
     "f64_to_u32": _float_to_int(U32), "f16_to_i16": _float_to_int(_I16), "f16_to_u16": _float_to_int(_U16),
+    "v_cvt_i16_f32": _float_to_int(_I16), "v_cvt_u16_f32": _float_to_int(_U16),  # helpers.py: no such instructions
     "u32_to_u16": _int_to_int(_U16, saturate=True), "i32_to_i16": _int_to_int(_I16, saturate=True),
     "i16_to_i32": _int_to_int(I32, saturate=False), "u16_to_u32": _int_to_int(U32, saturate=False),
     "i8_to_i32": _int_to_int(I32, saturate=False), "u8_to_u32": _int_to_int(U32, saturate=False),

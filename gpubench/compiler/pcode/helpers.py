@@ -385,6 +385,9 @@ _CONVERSIONS: dict[str, Helper] = {
     "f64_to_u32": _float_to_int(U32),
     "f16_to_i16": _float_to_int(DataType("i", 16)),
     "f16_to_u16": _float_to_int(DataType("u", 16)),
+    # V_CVT_PK_I16_F32/U16_F32 call these instructions, which no RDNA target has: f32 -> 16-bit integer
+    "v_cvt_i16_f32": _float_to_int(DataType("i", 16)),
+    "v_cvt_u16_f32": _float_to_int(DataType("u", 16)),
     "u32_to_u16": _int_to_int(DataType("u", 16), saturate=True),
     "i32_to_i16": _int_to_int(DataType("i", 16), saturate=True),
     "i16_to_i32": _int_to_int(I32, saturate=False),

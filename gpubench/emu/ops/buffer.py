@@ -4,7 +4,8 @@ atomics update as rmw.py says).
 
 The V# (four SGPRs): base address in bits 47:0, stride in 61:48, swizzle enable in 63:62 (RDNA; CDNA's
 is bit 63), num_records in dword 2; dword 3 holds ADD_TID_ENABLE (bit 23) and, on RDNA, OOB_SELECT
-(bits 29:28). Swizzled buffers and typed (FORMAT) accesses are not emulated.
+(bits 29:28). Swizzled buffers are not emulated; typed (FORMAT) accesses are buffer_format.py's, loads
+to LDS lds_dma.py's (both through `BufferAccess`).
 
 Address, swizzling off:
     index  = (idxen ? VGPR[vaddr] : 0) + (ADD_TID_ENABLE ? lane : 0)
@@ -57,6 +58,7 @@ class Resource:
         self.records = words[:, 2]
         self.add_tid = (words[:, 3] >> np.uint64(23)) & np.uint64(1)
         self.oob_select = (words[:, 3] >> np.uint64(28)) & np.uint64(3) if rdna else None
+        self.word3 = words[:, 3]  # RDNA: DST_SEL_X..W (bits 11:0) and FORMAT (18:12), for buffer_format.py
 
 
 def _addresses(ctx: Context, inst: Instruction, waves: np.ndarray, resource: Resource):
@@ -88,6 +90,43 @@ def _in_range(records: np.ndarray, stride: np.ndarray, select: np.ndarray | None
                      index * stride + end <= records)
 
 
+class BufferAccess:
+    """The active lanes of one buffer instruction, their addresses and the range check."""
+
+    def __init__(self, ctx: Context, inst: Instruction, waves: np.ndarray):
+        resource = Resource(ctx, inst, waves)
+        if resource.swizzled.any():
+            raise Unsupported(f"{inst.name}: swizzled buffers are not emulated")
+        address, index, offset = _addresses(ctx, inst, waves, resource)
+        rows, lane = np.nonzero(ctx.waves.exec_mask(waves))
+        self.rows = rows  # each lane's row in the per-wave arrays (resource fields)
+        self.lanes = Lanes(waves[rows], lane, address[rows, lane])
+        self.resource = resource
+        self._check = (resource.records[rows], resource.stride[rows],
+                       None if resource.oob_select is None else resource.oob_select[rows],
+                       bool(inst["idxen"]), index[rows, lane], offset[rows, lane])
+
+    def in_range(self, start: int, size: int) -> np.ndarray:
+        records, stride, select, indexed, index, offset = self._check
+        return _in_range(records, stride, select, indexed, index, offset + np.uint64(start), size)
+
+    def read(self, ctx: Context, size: int) -> np.ndarray:
+        """[lanes, size] bytes from each lane's address; pieces out of range read 0."""
+        raw = np.zeros((len(self.lanes), size), np.uint8)
+        for start, piece in pieces(size):
+            ok = self.in_range(start, piece)
+            part = self.lanes.take(ok)
+            raw[ok, start:start + piece] = GLOBAL.read(ctx, part.at(part.address + np.uint64(start)), piece)
+        return raw
+
+    def write(self, ctx: Context, data: np.ndarray, start: int = 0) -> None:
+        """Store [lanes, n] bytes at each lane's address + ``start``; pieces out of range are dropped."""
+        for first, piece in pieces(data.shape[1]):
+            ok = self.in_range(start + first, piece)
+            part = self.lanes.take(ok)
+            GLOBAL.write(ctx, part.at(part.address + np.uint64(start + first)), data[ok, first:first + piece])
+
+
 @factory
 def buffer_memory(inst: Instruction):
     if inst.isa.root_of(inst.fmt) not in BUFFER_FORMATS:
@@ -95,10 +134,10 @@ def buffer_memory(inst: Instruction):
     name, tokens = inst.name, inst.name.split("_")
     if tokens[1] in ("GL0", "GL1", "WBL2", "INV", "WBINVL1"):
         return None  # cache control: control.py
-    if "FORMAT" in tokens or inst.isa.root_of(inst.fmt) == "MTBUF":
-        raise Unsupported(f"{name}: typed (FORMAT) buffer accesses are not emulated")
-    if "LDS" in tokens or inst.get("lds") or inst.get("tfe"):
-        raise Unsupported(f"{name}: buffer loads to LDS and TFE are not emulated")
+    if "FORMAT" in tokens or inst.isa.root_of(inst.fmt) == "MTBUF" or "LDS" in tokens:
+        return None  # typed: buffer_format.py; gfx11's loads to LDS: lds_dma.py
+    if inst.get("lds") or inst.get("tfe"):
+        raise Unsupported(f"{name}: buffer loads to LDS (the lds bit) and TFE are not emulated")
     check_data_registers(inst)
     op = atomic_op(name) if tokens[1] == "ATOMIC" else None
     if tokens[1] == "ATOMIC" and op is None:
@@ -108,43 +147,23 @@ def buffer_memory(inst: Instruction):
     returns = op is not None and returns_prior_value(inst)
 
     def run(ctx: Context, waves: np.ndarray) -> None:
-        resource = Resource(ctx, inst, waves)
-        if resource.swizzled.any():
-            raise Unsupported(f"{name}: swizzled buffers are not emulated")
-        address, index, offset = _addresses(ctx, inst, waves, resource)
-        rows, lane = np.nonzero(ctx.waves.exec_mask(waves))
-        lanes = Lanes(waves[rows], lane, address[rows, lane])
-        select = None if resource.oob_select is None else resource.oob_select[rows]
-
-        def in_range(start: int, size: int) -> np.ndarray:
-            return _in_range(resource.records[rows], resource.stride[rows], select, bool(inst["idxen"]),
-                             index[rows, lane], offset[rows, lane] + np.uint64(start), size)
-
+        buffer = BufferAccess(ctx, inst, waves)
         if op is not None:
-            _atomic(ctx, inst, op, lanes, in_range(0, op.size), returns)
+            _atomic(ctx, inst, op, buffer.lanes, buffer.in_range(0, op.size), returns)
         elif load:
-            raw = np.zeros((len(lanes), access.size), np.uint8)
-            for start, size in _pieces(access):
-                ok = in_range(start, size)
-                part = lanes.take(ok)
-                raw[ok, start:start + size] = GLOBAL.read(ctx, part.at(part.address + np.uint64(start)), size)
-            to_vgprs(ctx, lanes, inst["vdata"], raw, access)
+            to_vgprs(ctx, buffer.lanes, inst["vdata"], buffer.read(ctx, access.size), access)
         else:
-            data = from_vgprs(ctx, lanes, inst["vdata"], access)
-            for start, size in _pieces(access):
-                ok = in_range(start, size)
-                part = lanes.take(ok)
-                GLOBAL.write(ctx, part.at(part.address + np.uint64(start)), data[ok, start:start + size])
+            buffer.write(ctx, from_vgprs(ctx, buffer.lanes, inst["vdata"], access))
         ctx.waves.pc[waves] += inst.size
 
     return run
 
 
-def _pieces(access: DataAccess) -> list[tuple[int, int]]:
+def pieces(size: int) -> list[tuple[int, int]]:
     """The (start, size) pieces range-checked on their own: each dword of a multi-dword access."""
-    if access.size <= 4:
-        return [(0, access.size)]
-    return [(start, 4) for start in range(0, access.size, 4)]
+    if size <= 4:
+        return [(0, size)]
+    return [(start, min(4, size - start)) for start in range(0, size, 4)]
 
 
 def _atomic(ctx: Context, inst: Instruction, op, lanes: Lanes, ok: np.ndarray, returns: bool) -> None:

@@ -1,0 +1,94 @@
+"""gfx11's loads into LDS ("LDS DMA": GLOBAL_LOAD_LDS_*, SCRATCH_LOAD_LDS_*, BUFFER_LOAD_LDS_*), and the
+GLOBAL_*_ADDTID_B32 operations the spec also lists in the FLAT encoding (manual: the ISA manuals' prose;
+the pseudocode has none for the loads into LDS).
+
+Each active lane reads memory as the plain load would (addresses: memory_ops.vector_segments for GLOBAL
+and SCRATCH, buffer.BufferAccess with its range check for BUFFER, where out of range reads 0) and
+writes one dword to LDS at
+    LDS_ADDR = M0[15:0] + instruction offset + lane * 4
+(the manuals' "LDS_ADDR = LDSbase + LDS_offset + inst_offset + TID*4"; LLVM documents the immediate
+offset as applied to both addresses). The dword is the value a VGPR load would get: U8/U16 zero-,
+I8/I16 sign-extended; BUFFER_LOAD_LDS_FORMAT_X's X converted as buffer_format.py does. LDS bytes
+beyond the allocation are dropped (segments.LOCAL).
+
+The FLAT-encoded GLOBAL_LOAD/STORE_ADDTID_B32 address as the GLOBAL ones do (SGPR pair + offset +
+lane * 4), resolved through the flat apertures.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gpubench.emu.context import Context
+from gpubench.emu.ops import Unsupported, factory
+from gpubench.emu.ops.buffer import BUFFER_FORMATS, BufferAccess
+from gpubench.emu.ops.buffer_format import by_format, fetch
+from gpubench.emu.ops.lane_data import DataAccess, data_access, from_vgprs, to_vgprs
+from gpubench.emu.ops.lds import M0_RDNA
+from gpubench.emu.ops.memory_ops import VECTOR_FAMILIES, vector_segments
+from gpubench.emu.ops.segments import LOCAL, Lanes
+from gpubench.isa.decoder import Instruction
+
+
+def _widen(raw: np.ndarray, access: DataAccess) -> np.ndarray:
+    """[lanes, size] loaded bytes as the uint32 a VGPR load would hold."""
+    raw = np.ascontiguousarray(raw)
+    dtype = {(1, False): np.uint8, (1, True): np.int8, (2, False): np.uint16, (2, True): np.int16,
+             (4, False): np.uint32}[(access.size, access.signed)]
+    return raw.view(dtype)[:, 0].astype(np.int64).astype(np.uint32)
+
+
+def _offset(inst: Instruction) -> int:
+    """The immediate offset: signed in GLOBAL/SCRATCH, unsigned in MUBUF."""
+    value, width = inst["offset"], inst.fmt.field("offset").width
+    signed = inst.isa.root_of(inst.fmt) in VECTOR_FAMILIES and value >> (width - 1) & 1
+    return value - (1 << width) if signed else value
+
+
+def _write_lds(ctx: Context, inst: Instruction, lanes: Lanes, values: np.ndarray) -> None:
+    m0 = ctx.waves.sgpr[lanes.wave, M0_RDNA].astype(np.int64) & 0xFFFF
+    address = (m0 + _offset(inst) + lanes.lane.astype(np.int64) * 4) & 0xFFFFFFFF
+    LOCAL.write(ctx, lanes.at(address.astype(np.uint64)), values.astype("<u4")[:, None].view(np.uint8))
+
+
+@factory
+def load_to_lds(inst: Instruction):
+    root = inst.isa.root_of(inst.fmt)
+    tokens = inst.name.split("_")
+    if root not in (*VECTOR_FAMILIES, *BUFFER_FORMATS) or tokens[1:3] != ["LOAD", "LDS"]:
+        return None
+    if inst.isa.arch != "rdna3":
+        raise Unsupported(f"{inst.name}: loads to LDS are emulated on gfx11 only")
+    access = data_access(inst.name, 32)
+
+    def run(ctx: Context, waves: np.ndarray) -> None:
+        if root not in BUFFER_FORMATS:
+            for segment, lanes in vector_segments(ctx, inst, waves):
+                _write_lds(ctx, inst, lanes, _widen(segment.read(ctx, lanes, access.size), access))
+        elif "FORMAT" in tokens:
+            for fmt, group in by_format(ctx, inst, waves, None):
+                buffer = BufferAccess(ctx, inst, group)
+                _write_lds(ctx, inst, buffer.lanes, fetch(ctx, buffer, fmt, 1, False)[:, 0])
+        else:
+            buffer = BufferAccess(ctx, inst, waves)
+            _write_lds(ctx, inst, buffer.lanes, _widen(buffer.read(ctx, access.size), access))
+        ctx.waves.pc[waves] += inst.size
+
+    return run
+
+
+@factory
+def flat_addtid(inst: Instruction):
+    """GLOBAL_LOAD/STORE_ADDTID_B32 in the FLAT encoding, whose spec entry lists no operands."""
+    if inst.isa.root_of(inst.fmt) != "FLAT" or inst.name not in ("GLOBAL_LOAD_ADDTID_B32", "GLOBAL_STORE_ADDTID_B32"):
+        return None
+    load, access = "LOAD" in inst.name, DataAccess(4)
+
+    def run(ctx: Context, waves: np.ndarray) -> None:
+        for segment, lanes in vector_segments(ctx, inst, waves):
+            if load:
+                to_vgprs(ctx, lanes, inst["vdst"], segment.read(ctx, lanes, 4), access)
+            else:
+                segment.write(ctx, lanes, from_vgprs(ctx, lanes, inst["data"], access))
+        ctx.waves.pc[waves] += inst.size
+
+    return run
