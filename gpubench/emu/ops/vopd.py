@@ -57,10 +57,12 @@ def _semantics(inst: Instruction, idef: InstrDef):
     """The half's compiled semantics: its own pseudocode, else its plain VOP1/VOP2 e32 operation's."""
     arch = inst.isa.arch
     plain = "V_" + idef.name.removeprefix("V_DUAL_") + "_E32"
-    candidates = [(idef.enum, idef.name)] + [(enum, plain) for enum in PLAIN_ENUMS]
-    for enum, name in candidates:
+    candidates = [(arch, idef.enum, idef.name)] + [(arch, enum, plain) for enum in PLAIN_ENUMS]
+    if arch == "rdna3":  # RDNA3's manual gives V_DUAL_DOT2ACC_F32_BF16 no pseudocode; RDNA4's, the same op, does
+        candidates.append(("rdna4", idef.enum, idef.name))
+    for source_arch, enum, name in candidates:
         try:
-            return compile_instruction(arch, enum, name)
+            return compile_instruction(source_arch, enum, name)
         except KeyError:
             continue
         except BackendUnsupported as e:
