@@ -41,7 +41,9 @@ class SharedMemory:
         return result
 
     def close(self) -> None:
-        os.close(self.fd)
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 def client_array(address: int, size: int) -> np.ndarray:

@@ -182,3 +182,14 @@ def test_the_file_interface_serves_the_topology():
     with pytest.raises(OSError) as caught:
         MockFileIOInterface("/dev/kfd").ioctl(request(0x7E, abi.GetVersion), abi.GetVersion())
     assert caught.value.errno == errno.ENOTTY
+
+
+def test_freeing_memory_gives_its_descriptor_back(bound):
+    import os
+    before = len(os.listdir("/proc/self/fd"))
+    ids = (ctypes.c_uint32 * 1)(GPU)
+    for _ in range(50):
+        args, _ = bound.alloc(8192)
+        bound.ioctl(0x19, abi.MapMemoryToGpu(handle=args.handle, device_ids_array_ptr=ctypes.addressof(ids), n_devices=1))
+        bound.ioctl(0x17, abi.FreeMemoryOfGpu(handle=args.handle))
+    assert len(os.listdir("/proc/self/fd")) - before < 5

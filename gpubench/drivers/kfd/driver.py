@@ -230,6 +230,8 @@ class KFDDriver:
             fail(errno.EBUSY, f"memory object 0x{args.handle:x} is still mapped on GPUs {sorted(obj.mapped_on)}")
         del self.objects[args.handle]
         self.by_mmap_offset.pop(obj.mmap_offset, None)
+        if obj.storage is not None:
+            obj.storage.close()  # the descriptor; mappings of it live on until unmapped
         if self.event_page is obj:
             self.event_page = None
 
