@@ -180,3 +180,17 @@ def test_a_kernel_page_fault_reaches_the_client_as_a_memory_event(client, caplog
     assert fired == queue.faults.event_id
     assert data.data.memory_exception_data.va == bad and data.data.memory_exception_data.failure.NotPresent == 1
     assert "0xdead0000" in caplog.text and "global_store_b32" in caplog.text
+
+
+def test_pred_exec_runs_what_xcc_0_is_selected_for_and_skips_the_rest(client):
+    queue = Queue(client, abi.QUEUE_COMPUTE)
+    target, view = client.alloc(4096)
+    ib, ib_view = client.alloc(4096)
+    write = lambda offset, value: packet3(pm4.WRITE_DATA, 5 << 8, *split(target.va_addr + offset), value)
+    stream = (packet3(pm4.PRED_EXEC, (1 << 25) | 5) + write(0, 11)  # XCC 1 only: skipped
+              + packet3(pm4.PRED_EXEC, (1 << 24) | 5) + write(4, 22)  # XCC 0: runs
+              + write(8, 33))
+    ib_view.view(np.uint32)[:len(stream)] = stream
+    queue.submit(packet3(pm4.INDIRECT_BUFFER, *split(ib.va_addr), len(stream) | (1 << 23)) + queue.end_of_pipe())
+    queue.wait()
+    assert list(view.view(np.uint32)[:3]) == [0, 22, 33]

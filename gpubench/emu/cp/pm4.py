@@ -3,7 +3,8 @@ amdgpu PM4 headers: nvd.h / soc15d.h).
 
 Implemented: NOP, SET_SH_REG, SET_UCONFIG_REG, DISPATCH_DIRECT, DISPATCH_INDIRECT, ACQUIRE_MEM,
 RELEASE_MEM (32/64-bit data, GPU clock timestamps, end-of-pipe interrupts), WAIT_REG_MEM (memory
-and register space), WRITE_DATA, COPY_DATA, INDIRECT_BUFFER, EVENT_WRITE, ATOMIC_MEM, PRED_EXEC.
+and register space), WRITE_DATA, COPY_DATA, INDIRECT_BUFFER, EVENT_WRITE, ATOMIC_MEM, PRED_EXEC
+(dispatches run on one XCC, XCC 0: packets predicated on the others are skipped).
 
 The emulator has no caches and runs a dispatch to its end before the next packet, so cache
 actions (ACQUIRE_MEM, RELEASE_MEM's GCR bits) and pipeline events (EVENT_WRITE: CS_PARTIAL_FLUSH
@@ -54,8 +55,7 @@ class PM4Queue(HardwareQueue):
         header = int(self.ring_dwords(self.read_pointer, 1)[0])
         count = self.packet_length(header, self.ring_size // 4)
         words = self.ring_dwords(self.read_pointer, count)
-        self.execute(words, depth=0)
-        return count
+        return count + self.execute(words, depth=0)
 
     @staticmethod
     def packet_length(header: int, available: int) -> int:
@@ -69,26 +69,26 @@ class PM4Queue(HardwareQueue):
             raise QueueError(f"PM4 packet 0x{header:08x} claims {length} dwords, more than the {available} there are")
         return length
 
-    def execute(self, words, depth: int) -> None:
-        """Execute one whole packet (header and body)."""
+    def execute(self, words, depth: int) -> int:
+        """Execute one whole packet (header and body); returns how many dwords after it to skip
+        (PRED_EXEC for an XCC other than this GPU's one)."""
         header = int(words[0])
         if header >> 30 == 2:
-            return
+            return 0
         opcode, body = (header >> 8) & 0xFF, [int(w) for w in words[1:]]
         handler = PACKETS.get(opcode)
         if handler is None:
             raise QueueError(f"PM4 opcode 0x{opcode:02x} (header 0x{header:08x}) is not supported by the emulated MEC")
         if len(body) < handler[1]:
             raise QueueError(f"PM4 {handler[0].__name__.lstrip('_').upper()} needs {handler[1]} body dwords, got {len(body)}")
-        handler[0](self, body, depth)
+        return handler[0](self, body, depth) or 0
 
     def execute_stream(self, words, depth: int) -> None:
         """A stream of whole packets (an indirect buffer)."""
         position = 0
         while position < len(words):
             length = self.packet_length(int(words[position]), len(words) - position)
-            self.execute(words[position:position + length], depth)
-            position += length
+            position += length + self.execute(words[position:position + length], depth)
 
     # ---- packets ---------------------------------------------------------------------------
 
@@ -225,7 +225,8 @@ class PM4Queue(HardwareQueue):
         self.execute_stream(self.access.dwords(address, size), depth + 1)
 
     def _pred_exec(self, body, depth):
-        pass  # one XCC, always selected: the predicated packets that follow run as they are
+        # the emulated GPU executes everything on one XCC, XCC 0: packets for the others are skipped
+        return 0 if body[0] >> 24 & 1 else body[0] & 0x3FFF
 
     def _atomic_mem(self, body, depth):
         if body[0] & 0x7F != ATOMIC_ADD_64:
