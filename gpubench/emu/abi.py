@@ -60,6 +60,24 @@ def user_sgpr_values(desc: KernelDescriptor, addresses: LaunchAddresses) -> list
     return values
 
 
+PRELOAD_PROLOGUE_BYTES = 256  # code for firmware without kernarg preloading, which the CP skips
+
+
+def preloaded_kernargs(desc: KernelDescriptor, kernarg_segment: bytes) -> list[int]:
+    """The kernel argument dwords the CP preloads into the SGPRs after the user SGPRs
+    (KERNARG_PRELOAD_SPEC_LENGTH dwords from dword KERNARG_PRELOAD_SPEC_OFFSET; gfx940+)."""
+    length, offset = desc["KERNARG_PRELOAD_SPEC_LENGTH"], desc["KERNARG_PRELOAD_SPEC_OFFSET"]
+    data = kernarg_segment[4 * offset:4 * (offset + length)].ljust(4 * length, b"\0")
+    return list(struct.unpack(f"<{length}I", data))
+
+
+def entry_point(desc: KernelDescriptor, descriptor_address: int) -> int:
+    """Where the waves start: with kernel arguments preloaded, the CP skips the 256-byte prologue
+    that loads them for firmware without preloading (AMDGPUUsage, "Preloaded Kernel Arguments")."""
+    skip = PRELOAD_PROLOGUE_BYTES if desc["KERNARG_PRELOAD_SPEC_LENGTH"] else 0
+    return descriptor_address + desc.kernel_code_entry_byte_offset + skip
+
+
 def vgpr_count(desc: KernelDescriptor, wave_size: int) -> int:
     """VGPRs to allocate: the granulated count (granule 8 in wave32/gfx942+, 4 in gfx11 wave64),
     rounded up to 8 so that any granule fits."""

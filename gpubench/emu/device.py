@@ -130,7 +130,9 @@ class KernelHandle:
         packet.data[:len(aql)] = np.frombuffer(aql, np.uint8)
         user_sgprs = abi.user_sgpr_values(desc, abi.LaunchAddresses(kernarg_ptr=kernarg.address,
                                                                     dispatch_ptr=packet.address))
-        ctx = prepare_context(dev.memory, dev.target, desc, self.base + self.kernel.address, user_sgprs, grid, block)
+        user_sgprs += abi.preloaded_kernargs(desc, segment)
+        program = abi.entry_point(desc, self.base + self.kernel.descriptor_address)
+        ctx = prepare_context(dev.memory, dev.target, desc, program, user_sgprs, grid, block)
         return PreparedLaunch(ctx, self, grid, block, (kernarg.address, packet.address))
 
     def __call__(self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple = (),

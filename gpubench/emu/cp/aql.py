@@ -74,8 +74,10 @@ class AQLQueue(PM4Queue):
         user = abi.user_sgpr_values(desc, abi.LaunchAddresses(
             kernarg_ptr=kernarg, dispatch_ptr=address, queue_ptr=queue, dispatch_id=self.read_pointer,
             private_segment_size=desc.private_segment_fixed_size, private_segment_buffer=scratch))
+        preload = desc["KERNARG_PRELOAD_SPEC_LENGTH"] + desc["KERNARG_PRELOAD_SPEC_OFFSET"]
+        user += abi.preloaded_kernargs(desc, self.access.memory.read_bytes(kernarg, 4 * preload) if preload else b"")
         grid = tuple(g // b for g, b in zip(grid_items, block))
-        self.run_dispatch(desc, kernel_object + desc.kernel_code_entry_byte_offset, user, grid, block)
+        self.run_dispatch(desc, abi.entry_point(desc, kernel_object), user, grid, block)
 
     def barrier(self, packet: bytes, require_all: bool) -> None:
         signals = [s for s in struct.unpack_from("<5Q", packet, 8) if s]
