@@ -18,7 +18,6 @@ import pytest
 
 from gpubench.drivers import tinygrad_env
 
-STAT_FIELDS = ("dispatches", "packets", "wave_instructions", "emulation_seconds")
 
 
 def pytest_addoption(parser):
@@ -32,7 +31,8 @@ def pytest_configure(config):
     notes = tinygrad_env.configure(os.environ)
     from gpubench.drivers import tinygrad_seam
     tinygrad_seam.install()
-    config._gpubench = {"stats": dict.fromkeys(STAT_FIELDS, 0), "executed": set(), "notes": notes, "recorded": 0}
+    from gpubench.emu.cp.queue import QueueStats  # the emulator loads only for MOCKKFD runs
+    config._gpubench = {"stats": dict.fromkeys(QueueStats.COUNTERS, 0), "executed": set(), "notes": notes, "recorded": 0}
     from gpubench.debug import tools
     worker = config.workerinput["workerid"] if hasattr(config, "workerinput") else None
     config._gpubench["tools"] = found = tools.install(os.environ, worker)
@@ -44,15 +44,12 @@ def pytest_configure(config):
 
 def _machine_stats() -> tuple[dict, set]:
     from gpubench.drivers.kfd import machine
-    if machine._current is None:
-        return dict.fromkeys(STAT_FIELDS, 0), set()
-    totals, executed = dict.fromkeys(STAT_FIELDS, 0), set()
-    for node in machine._current.driver.nodes.values():
-        stats = node.gpu.stats()
-        for name in STAT_FIELDS:
-            totals[name] += getattr(stats, name)
-        executed |= stats.executed
-    return totals, executed
+    from gpubench.emu.cp.queue import QueueStats
+    total = QueueStats()
+    if machine._current is not None:
+        for node in machine._current.driver.nodes.values():
+            total.add(node.gpu.stats())
+    return {name: getattr(total, name) for name in QueueStats.COUNTERS}, total.executed
 
 
 def pytest_sessionfinish(session):
@@ -79,7 +76,7 @@ def pytest_testnodedown(node, error):
 
 
 def _add(state: dict, part: dict) -> None:
-    for name in STAT_FIELDS:
+    for name in state["stats"]:
         state["stats"][name] += part["stats"][name]
     state["executed"] |= set(part["executed"])
     state["recorded"] += part.get("recorded", 0)

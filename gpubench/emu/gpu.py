@@ -71,20 +71,13 @@ class EmulatedGPU:
     def destroy_queue(self, queue_id: int) -> None:
         with self.lock:
             queue = self.queues.pop(queue_id)
-            self._retire(queue.stats)
-
-    def _retire(self, stats: QueueStats) -> None:
-        for name in ("packets", "dispatches", "wave_instructions", "emulation_seconds"):
-            setattr(self.retired, name, getattr(self.retired, name) + getattr(stats, name))
-        self.retired.executed |= stats.executed
+            self.retired.add(queue.stats)
 
     def stats(self) -> QueueStats:
         total = QueueStats()
         with self.lock:
             for stats in [self.retired, *(q.stats for q in self.queues.values())]:
-                for name in ("packets", "dispatches", "wave_instructions", "emulation_seconds"):
-                    setattr(total, name, getattr(total, name) + getattr(stats, name))
-                total.executed |= stats.executed
+                total.add(stats)
         return total
 
     def process_queues(self) -> bool:

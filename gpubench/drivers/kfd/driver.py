@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpubench.drivers.kfd import abi, usermem
-from gpubench.drivers.kfd.topology import MODELS, gpu_id, render_minor, sysfs_files
+from gpubench.drivers.kfd.topology import MODELS, gpu_id, sysfs_files
 from gpubench.emu.cp.queue import Interrupt, gpu_clock
 from gpubench.emu.executor import Watchdog
 from gpubench.emu.gpu import DOORBELLS, EmulatedGPU

@@ -54,6 +54,13 @@ class QueueStats:
     emulation_seconds: float = 0.0
     executed: set[str] = field(default_factory=set)
 
+    COUNTERS = ("packets", "dispatches", "wave_instructions", "emulation_seconds")
+
+    def add(self, other: "QueueStats") -> None:
+        for name in self.COUNTERS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.executed |= other.executed
+
 
 class GPUMemoryAccess:
     """Scalar reads and writes of GPU virtual memory for packet processing (checked: a bad address
