@@ -42,33 +42,52 @@ class Watchdog:
 
 
 class Program:
-    """The code a dispatch runs, decoded once per PC, with each instruction's handler."""
+    """The code a dispatch runs, decoded once per PC, with each instruction's handler.
 
-    _handlers: dict[tuple, Handler] = {}  # by (target, wave size, bytes): shared by every dispatch
+    Decoding is shared by every dispatch in the process: an instruction is looked up by the bytes
+    at its PC (a fetch window, so new code at a reused address is decoded afresh) and decoded and
+    bound to its handler only the first time those bytes are seen. A dispatch then pays one fetch
+    per PC it reaches, not a decode."""
+
+    _handlers: dict[tuple, Handler] = {}  # by (target, wave size, instruction bytes)
+    _decoded: dict[tuple, tuple[Instruction, Handler]] = {}  # by (target, wave size, fetch window)
+    MAX_DECODED = 1 << 17  # fetch windows kept; past it the cache starts again (a long run of generated code)
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
         self.steps: dict[int, tuple[Instruction, Handler]] = {}
 
-    def fetch(self, pc: int) -> Instruction:
+    def window(self, pc: int) -> bytes:
+        """The bytes an instruction at ``pc`` can span (fewer at the end of its mapping)."""
         mapping = self.ctx.memory.find(pc)
         if mapping is None:
             raise PageFault(pc, False, "instruction fetch from unmapped memory")
         start = pc - mapping.base
-        data = mapping.data[start:start + MAX_INSTRUCTION_BYTES].tobytes()
-        return decode(self.ctx.isa, data)
+        return mapping.data[start:start + MAX_INSTRUCTION_BYTES].tobytes()
 
     def step(self, pc: int) -> tuple[Instruction, Handler]:
         found = self.steps.get(pc)
         if found is None:
-            inst = self.fetch(pc)
-            key = (self.ctx.isa.target.name, self.ctx.waves.wave_size, inst.bytes)
-            handler = self._handlers.get(key)
-            if handler is None:
-                handler = self._handlers[key] = handler_for(inst)
-            found = self.steps[pc] = (inst, handler)
+            target, wave_size = self.ctx.isa.target.name, self.ctx.waves.wave_size
+            window = self.window(pc)
+            found = self._decoded.get((target, wave_size, window))
+            if found is None:
+                found = self._decode(target, wave_size, window)
+            self.steps[pc] = found
             # once per PC: the names of the instructions this dispatch reached (tools/coverage_record.py)
+            inst = found[0]
             self.ctx.stats.setdefault("executed", set()).update(i.name for i in (inst.idef, inst.idef_y) if i)
+        return found
+
+    def _decode(self, target: str, wave_size: int, window: bytes) -> tuple[Instruction, Handler]:
+        inst = decode(self.ctx.isa, window)
+        key = (target, wave_size, inst.bytes)
+        handler = self._handlers.get(key)
+        if handler is None:
+            handler = self._handlers[key] = handler_for(inst)
+        if len(self._decoded) >= self.MAX_DECODED:
+            self._decoded.clear()
+        found = self._decoded[(target, wave_size, window)] = (inst, handler)
         return found
 
     def describe(self, pc: int) -> str:

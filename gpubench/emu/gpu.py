@@ -6,14 +6,12 @@ hardware's CP does. A client writes its packets and rings a doorbell (a plain st
 doorbell page it mapped); the thread sees the doorbell value move past the queue's read pointer
 and executes packets until the ring is empty or a packet waits (WAIT_REG_MEM on memory another
 queue will write). Nothing in the client has to call into gpubench: a client that polls a signal
-in memory sees it change because the thread wrote it. Idle, the thread polls every 50 µs; the
-Python switch interval is lowered so that the thread gets the interpreter soon after a doorbell
-even while the client spins on a signal.
+in memory sees it change because the thread wrote it. Idle, the thread polls every 50 µs; how it
+shares the interpreter with a client spinning on a signal is cp/interpreter.py's job.
 """
 from __future__ import annotations
 
 import logging
-import sys
 import threading
 import time
 from typing import Callable
@@ -21,6 +19,7 @@ from typing import Callable
 import numpy as np
 
 from gpubench.emu import executor
+from gpubench.emu.cp import interpreter
 from gpubench.emu.cp.aql import AQLQueue
 from gpubench.emu.cp.pm4 import PM4Queue
 from gpubench.emu.cp.queue import HardwareQueue, Interrupt, QueueStats
@@ -32,7 +31,6 @@ from gpubench.isa.arch import ISA
 log = logging.getLogger("gpubench.gpu")
 DOORBELLS = 1024  # 64-bit doorbells in the two doorbell pages of a process
 IDLE_POLL_SECONDS = 50e-6
-SWITCH_INTERVAL_SECONDS = 0.0005
 QUEUE_KINDS = {"compute": PM4Queue, "aql": AQLQueue, "sdma": SDMAQueue}
 
 
@@ -87,7 +85,7 @@ class EmulatedGPU:
 
     def _start(self) -> None:
         if self._thread is None:
-            sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_SECONDS))
+            interpreter.share_when_idle()
             self._thread = threading.Thread(target=self._run, name=f"gpubench-cp-{self.target}", daemon=True)
             self._thread.start()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import io
+import functools
 import struct
 import sys
 from dataclasses import dataclass, field
@@ -199,17 +200,22 @@ class KernelDescriptor:
                 result.setdefault(register, {})[name] = (getattr(self, register) >> lo) & ((1 << width) - 1)
         return result
 
+    @functools.cached_property
+    def _values(self) -> dict[str, int]:
+        # every field by name, worked out once: a dispatch reads a dozen of them (emu/abi.py)
+        return {name: value for values in self.fields().values() for name, value in values.items()}
+
     def __getitem__(self, name: str) -> int:
         """One bit field by name (names are unique across the registers)."""
-        for values in self.fields().values():
-            if name in values:
-                return values[name]
-        raise KeyError(f"no kernel descriptor field '{name}' on {self.arch}")
+        try:
+            return self._values[name]
+        except KeyError:
+            raise KeyError(f"no kernel descriptor field '{name}' on {self.arch}") from None
 
     @property
     def wave_size(self) -> int:
         # GFX9 has no wave32: its descriptor has no ENABLE_WAVEFRONT_SIZE32 bit.
-        return 32 if self.fields()["kernel_code_properties"].get("ENABLE_WAVEFRONT_SIZE32") else 64
+        return 32 if self._values.get("ENABLE_WAVEFRONT_SIZE32") else 64
 
 
 # ---------------------------------------------------------------------------------------------

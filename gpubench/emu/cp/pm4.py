@@ -14,9 +14,11 @@ completes at once, because the emulated GPU has no host data path cache to flush
 """
 from __future__ import annotations
 
+import math
 import time
 
 from gpubench.emu import executor
+from gpubench.emu.cp import interpreter
 from gpubench.emu.cp.queue import HardwareQueue, Interrupt, QueueError, WaitNotSatisfied, compare, gpu_clock
 from gpubench.emu.launch import launch
 from gpubench.emu.memory import AddressSpace
@@ -134,7 +136,8 @@ class PM4Queue(HardwareQueue):
 
     def run_dispatch(self, desc, program, user, grid, block) -> None:
         start = time.perf_counter()
-        stats = launch(self.memory, self.target, desc, program, user, grid, block, self.watchdog)
+        with interpreter.dispatch_running(math.prod(grid) * math.prod(block)):
+            stats = launch(self.memory, self.target, desc, program, user, grid, block, self.watchdog)
         self.stats.dispatches += 1
         self.stats.wave_instructions += stats.wave_instructions
         self.stats.emulation_seconds += time.perf_counter() - start
