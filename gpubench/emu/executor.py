@@ -87,8 +87,8 @@ class Program:
             handler = self._handlers[key] = handler_for(inst)
         if len(self._decoded) >= self.MAX_DECODED:
             self._decoded.clear()
-        found = self._decoded[(target, wave_size, window)] = (inst, handler)
-        return found
+        self._decoded[(target, wave_size, window)] = inst, handler
+        return inst, handler
 
     def describe(self, pc: int) -> str:
         try:

@@ -12,8 +12,8 @@ numbers follow LLVM's ELF.h and AMDHSAKernelDescriptor.h (AMDGPUUsage, "Kernel D
 from __future__ import annotations
 
 import bisect
-import io
 import functools
+import io
 import struct
 import sys
 from dataclasses import dataclass, field

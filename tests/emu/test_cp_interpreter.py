@@ -38,3 +38,10 @@ def test_a_failing_dispatch_restores_the_interval():
         with interpreter.dispatch_running(1 << 16):
             raise RuntimeError("page fault")
     assert sys.getswitchinterval() == pytest.approx(interpreter.IDLE_SWITCH_SECONDS)
+
+
+def test_the_interval_in_force_before_comes_back():
+    sys.setswitchinterval(0.0001)
+    with interpreter.dispatch_running(1 << 16):
+        assert sys.getswitchinterval() == pytest.approx(interpreter.WIDE_SWITCH_SECONDS)
+    assert sys.getswitchinterval() == pytest.approx(0.0001, rel=0.05)
