@@ -93,7 +93,7 @@ def _load_or_build(text: str, arch: str, enum: str, name: str) -> CompiledOp:
     filename = f"<gpubench semantics {arch} {name}>"
     if path is not None:
         try:
-            _write_atomically(path, source)
+            write_atomically(path, source)
             filename = str(path)
         except OSError:
             pass  # a read-only cache directory only costs the next process a recompile
@@ -127,11 +127,12 @@ def _load(source: str, filename: str, arch: str, enum: str, name: str, text: str
     return CompiledOp(arch, enum, name, text, source, fn, inputs, outputs, from_disk)
 
 
-def _write_atomically(path: Path, source: str) -> None:
+def write_atomically(path: Path, data: str | bytes) -> None:
+    """Write a cache file so a concurrent reader sees the old file or the whole new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(source)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
     os.replace(tmp, path)
 
 

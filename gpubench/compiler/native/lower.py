@@ -1,0 +1,895 @@
+"""Lowering one instruction to an LLVM function that loops over n elements.
+
+The front half is the numpy backend's, unchanged: the parser, name scoping, operand typing, constant
+folding and control-flow-to-masks of ``gpubench.compiler.backend`` (``generate``) produce one
+straight-line, typed, single-assignment function for the instruction. Every value in it is an array
+of one numpy dtype and every operation is an elementwise numpy operator, a dtype conversion
+(``astype``/``view``), a select, or a call of a ``runtime`` function (``rt.add(a, b, rt.F32)`` ...).
+This module gives each of those its *element* semantics in LLVM IR (llvmlite.ir), so the loop body
+computes for element i exactly what the numpy function computes for lane i:
+
+  - numpy's own rules where numpy decides: NEP 50 promotion of mixed operands (typed numpy scalars
+    are strong, Python ints weak), wrap-around integer arithmetic, shifts by at least the width
+    (``<<`` and unsigned ``>>`` give 0, signed ``>>`` the sign), ``astype`` (truncation, sign or zero
+    extension, ``!= 0`` to bool), float16 arithmetic done in float32 and rounded once;
+  - the runtime's rules for every ``rt.*`` function, written again element by element: NaN results
+    rebuilt from the first NaN operand (quieted) or the default NaN (``_nan_fixed``), float64 ->
+    float16 rounded once (round-to-odd to float32, then float32 -> float16), fma rounded once,
+    conversions with NaN payloads moved as ``floats.convert_nan`` does, saturating conversions.
+
+What has no exact element form here raises the numpy backend's own BackendUnsupported at compile
+time: transcendental functions (libm would have to be numpy's), bfloat16, integers wider than 64
+bits, lookup tables, ldexp/pow2, run-time refusals of undefined constants (``rt.refuse_lanes``).
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+from llvmlite import ir
+
+from gpubench.compiler.backend import runtime as rt
+from gpubench.compiler.backend.cache import library
+from gpubench.compiler.backend.generate import generate
+from gpubench.compiler.backend.operands import BackendUnsupported
+from gpubench.compiler.backend.ports import PortSpec
+from gpubench.compiler.pcode import Prose, floats, read_pseudocode
+
+I1, I8, I16, I32, I64 = (ir.IntType(b) for b in (1, 8, 16, 32, 64))
+HALF, FLOAT, DOUBLE = ir.HalfType(), ir.FloatType(), ir.DoubleType()
+PTR = ir.PointerType()
+
+_BOOL = np.dtype(np.bool_)
+_LL = {np.dtype(t): ty for t, ty in (
+    (np.bool_, I1), (np.int8, I8), (np.uint8, I8), (np.int16, I16), (np.uint16, I16), (np.int32, I32),
+    (np.uint32, I32), (np.int64, I64), (np.uint64, I64), (np.float16, HALF), (np.float32, FLOAT),
+    (np.float64, DOUBLE))}
+_FMTS = {id(rt.F16): np.dtype(np.float16), id(rt.F32): np.dtype(np.float32), id(rt.F64): np.dtype(np.float64)}
+_UINT = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+F64 = np.dtype(np.float64)
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """One instruction as an LLVM function: its symbol and the numpy backend's ports."""
+
+    symbol: str
+    inputs: tuple[PortSpec, ...]
+    outputs: tuple[PortSpec, ...]
+
+
+@dataclass(frozen=True)
+class V:
+    """A run-time element: an LLVM value and the numpy dtype of the array it is an element of."""
+
+    value: ir.Value
+    dtype: np.dtype
+
+
+class Weak:
+    """A Python int/float/bool in the generated code: NEP 50 gives it the other operand's type."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def ll_type(dtype: np.dtype) -> ir.Type:
+    try:
+        return _LL[np.dtype(dtype)]
+    except KeyError:
+        raise BackendUnsupported(f"the numpy dtype {dtype} has no native element type") from None
+
+
+def storage_type(dtype: np.dtype) -> ir.Type:
+    return I8 if np.dtype(dtype) == _BOOL else ll_type(dtype)
+
+
+def symbol_for(arch: str, enum: str, name: str) -> str:
+    return "gb_" + "".join(c if c.isalnum() else "_" for c in f"{arch}_{enum}_{name}")
+
+
+def lower_instruction(module: ir.Module, arch: str, enum: str, name: str, text: str) -> Lowered:
+    """Add ``void SYMBOL(i64 n, ptr in..., ptr out...)`` for one instruction to ``module``.
+
+    Raises BackendUnsupported (naming the construct) for what the numpy backend refuses and for what
+    this lowering has no exact element form of; the module is left without the function then."""
+    entry = read_pseudocode(text)
+    if isinstance(entry, Prose):
+        raise BackendUnsupported(f"{name}: the manual's text is prose, not pseudocode ({', '.join(entry.reasons)})")
+    generated = generate(entry, name, text, library(arch), "")
+    symbol = symbol_for(arch, enum, name)
+    try:
+        _FunctionLowering(module, symbol, generated, name).run()
+    except BackendUnsupported as err:
+        _drop(module, symbol)
+        if str(err).startswith(f"{name}: "):
+            raise
+        raise BackendUnsupported(f"{name}: native: {err}") from None
+    except Exception:
+        _drop(module, symbol)
+        raise
+    return Lowered(symbol, generated.inputs, generated.outputs)
+
+
+def _drop(module: ir.Module, symbol: str) -> None:
+    if symbol in module.globals:
+        del module.globals[symbol]  # (intrinsic declarations it added stay: unused, harmless)
+
+
+def ir_digest(module: ir.Module) -> str:
+    return hashlib.sha256(str(module).encode()).hexdigest()
+
+
+class _FunctionLowering:
+    def __init__(self, module: ir.Module, symbol: str, generated, name: str):
+        self.module = module
+        self.symbol = symbol
+        self.g = generated
+        self.name = name
+        self.namespace: dict[str, object] = {"np": np, "rt": rt}
+
+    def unsupported(self, what: str) -> BackendUnsupported:
+        return BackendUnsupported(what)
+
+    # --- the function and its loop ---------------------------------------------------------------
+
+    def run(self) -> None:
+        tree = ast.parse(self.g.source)
+        fndef = None
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name == self.g.function:
+                fndef = node
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                self.namespace[node.targets[0].id] = eval(compile(ast.Expression(node.value), "<k>", "eval"),
+                                                          dict(self.namespace))
+        if fndef is None:
+            raise self.unsupported("the generated function was not found")
+        for spec in (*self.g.inputs, *self.g.outputs):
+            if spec.words:
+                raise self.unsupported(f"the {spec.width}-bit port {spec.name} (wider than 64 bits)")
+        ins, outs = self.g.inputs, self.g.outputs
+        fnty = ir.FunctionType(ir.VoidType(), [I64] + [PTR] * (len(ins) + len(outs)))
+        fn = ir.Function(self.module, fnty, self.symbol)
+        fn.args[0].name = "n"
+        for k, (arg, spec) in enumerate(zip(fn.args[1:], (*ins, *outs), strict=True)):
+            arg.name = ("in_" if k < len(ins) else "out_") + spec.name
+        entry = fn.append_basic_block("entry")
+        loop = fn.append_basic_block("loop")
+        done = fn.append_basic_block("done")
+        b = ir.IRBuilder(entry)
+        n = fn.args[0]
+        b.cbranch(b.icmp_signed(">", n, ir.Constant(I64, 0)), loop, done)
+        b.position_at_end(loop)
+        i = b.phi(I64, "i")
+        i.add_incoming(ir.Constant(I64, 0), entry)
+        self.b = b
+        env: dict[str, object] = {}
+        for arg, spec in zip(fn.args[1:1 + len(ins)], ins, strict=True):
+            dtype = np.dtype(spec.dtype)
+            ptr = b.gep(arg, [i], inbounds=True, source_etype=storage_type(dtype))
+            raw = b.load(ptr, typ=storage_type(dtype))
+            env[spec.name] = V(b.icmp_unsigned("!=", raw, ir.Constant(I8, 0)) if dtype == _BOOL else raw, dtype)
+        self.env = env
+        self.n = n
+        results = None
+        for stmt in fndef.body:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                continue  # the docstring
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                env[stmt.targets[0].id] = self.expr(stmt.value)
+                continue
+            if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Tuple):
+                results = stmt.value.elts
+                continue
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                    ast.unparse(stmt.value.func) == "rt.refuse_lanes":
+                raise self.unsupported("lanes reading a constant the manual never defines (rt.refuse_lanes: the "
+                                       "native function has no way to raise UndefinedState yet)")
+            raise self.unsupported(f"the generated statement {ast.unparse(stmt)!r}")
+        if results is None or len(results) != len(outs):
+            raise self.unsupported("the generated function's results do not match its outputs")
+        values = []
+        for node, spec in zip(results, outs, strict=True):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "rt.full":
+                value = self.expr(node.args[1])
+            else:
+                value = self.expr(node)
+            values.append(self.convert(self.element(value, None), np.dtype(spec.dtype)))
+        for arg, value, spec in zip(fn.args[1 + len(ins):], values, outs, strict=True):
+            dtype = np.dtype(spec.dtype)
+            ptr = b.gep(arg, [i], inbounds=True, source_etype=storage_type(dtype))
+            out = b.zext(value.value, I8) if dtype == _BOOL else value.value
+            b.store(out, ptr)
+        nxt = b.add(i, ir.Constant(I64, 1), name="i.next")
+        i.add_incoming(nxt, b.block)
+        b.cbranch(b.icmp_signed("<", nxt, n), loop, done)
+        b.position_at_end(done)
+        b.ret_void()
+
+    # --- expressions -----------------------------------------------------------------------------
+
+    def _is_constant(self, node: ast.AST) -> bool:
+        return all(not isinstance(x, ast.Name) or (x.id in self.namespace) for x in ast.walk(node))
+
+    def expr(self, node: ast.AST) -> object:
+        """A V (run-time element) or a constant (numpy scalar, Weak, Fmt, ...)."""
+        if self._is_constant(node):
+            value = eval(compile(ast.Expression(node), "<k>", "eval"), dict(self.namespace))
+            if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
+                return Weak(value)
+            return value
+        match node:
+            case ast.Name(id=ident):
+                if ident in self.env:
+                    return self.env[ident]
+                if ident == "object":
+                    raise self.unsupported("integers wider than 64 bits (numpy object arrays; i128 would do)")
+                raise self.unsupported(f"the name {ident}")
+            case ast.BinOp(left, op, right):
+                return self.binop(type(op).__name__, self.expr(left), self.expr(right))
+            case ast.UnaryOp(op, operand):
+                return self.unaryop(type(op).__name__, self.expr(operand))
+            case ast.Compare(left, [op], [right]):
+                return self.compare(type(op).__name__, self.expr(left), self.expr(right))
+            case ast.Subscript(table, index) if self._is_constant(table):
+                return self.lookup(self.expr(table), index)
+            case ast.List(elts):
+                return [self.expr(e) for e in elts]
+            case ast.Call(ast.Attribute(base, attr), args, []) if attr in ("astype", "view") and len(args) == 1:
+                value = self.element(self.expr(base), None)
+                dtype = np.dtype(self.expr(args[0]))
+                return self.convert(value, dtype) if attr == "astype" else self.view(value, dtype)
+            case ast.Call(func, args, keywords):
+                name = ast.unparse(func)
+                lower = _CALLS.get(name)
+                if lower is None:
+                    raise self.unsupported(f"{name}() has no native lowering")
+                return lower(self, *[self.expr(a) for a in args], **{kw.arg: self.expr(kw.value) for kw in keywords})
+        raise self.unsupported(f"the generated expression {ast.unparse(node)!r}")
+
+    def element(self, x: object, dtype: np.dtype | None) -> V:
+        """x as a run-time element; a constant becomes an LLVM constant of ``dtype`` (its own if None)."""
+        if isinstance(x, V):
+            return x if dtype is None else self.convert(x, dtype)
+        if isinstance(x, Weak):
+            if dtype is None:
+                raise self.unsupported("an untyped Python constant where a typed value is needed")
+            value = np.asarray(x.value).astype(dtype)  # NEP 50 would refuse out-of-range values
+            if isinstance(x.value, int) and dtype.kind in "iu" and int(value) != x.value:
+                raise self.unsupported(f"the Python constant {x.value} does not fit {dtype}")
+            x = value[()]
+        if isinstance(x, np.generic):
+            if x.dtype == object or x.dtype.kind not in "biuf":
+                raise self.unsupported(f"a {x.dtype} constant")
+            c = self.constant(x)
+            return c if dtype is None else self.convert(c, dtype)
+        raise self.unsupported(f"the constant {x!r} used as a value")
+
+    def constant(self, x: np.generic) -> V:
+        dtype = x.dtype
+        if dtype == _BOOL:
+            return V(ir.Constant(I1, int(bool(x))), dtype)
+        if dtype.kind == "f":
+            bits = int(np.asarray(x).view(_UINT[dtype.itemsize])[()])
+            return V(self.b.bitcast(ir.Constant(ir.IntType(dtype.itemsize * 8), bits), ll_type(dtype)), dtype)
+        return V(ir.Constant(ll_type(dtype), int(x) & ((1 << (dtype.itemsize * 8)) - 1)), dtype)
+
+    def k(self, value, dtype) -> V:
+        return self.constant(np.asarray(value).astype(dtype)[()])
+
+    # --- numpy's promotion and conversions --------------------------------------------------------
+
+    def promote(self, a: object, b: object) -> tuple[V, V, np.dtype]:
+        da = a.dtype if isinstance(a, (V, np.generic)) else None
+        db = b.dtype if isinstance(b, (V, np.generic)) else None
+        if da is not None and db is not None:
+            t = np.result_type(da, db)
+        elif da is not None or db is not None:
+            strong, weak = (da, b) if da is not None else (db, a)
+            if not isinstance(weak, Weak):
+                raise self.unsupported(f"an operand {weak!r}")
+            if isinstance(weak.value, float) and strong.kind in "biu":
+                t = F64
+            elif isinstance(weak.value, bool):
+                t = strong
+            elif strong == _BOOL:
+                t = np.dtype(np.int64)
+            else:
+                t = strong
+        else:
+            raise self.unsupported("an operation on two untyped constants")
+        if t.kind not in "biuf":
+            raise self.unsupported(f"numpy promotes to {t}")
+        return self.element(a, t), self.element(b, t), t
+
+    def convert(self, x: V, t: np.dtype) -> V:
+        """``x.astype(t)`` for one element."""
+        s, b = x.dtype, self.b
+        if s == t:
+            return x
+        lt = ll_type(t)
+        if t == _BOOL:
+            if s.kind == "f":
+                return V(b.fcmp_unordered("!=", x.value, ir.Constant(x.value.type, 0.0)), t)
+            return V(b.icmp_unsigned("!=", x.value, ir.Constant(x.value.type, 0)), t)
+        if s == _BOOL:
+            return V(b.uitofp(x.value, lt) if t.kind == "f" else b.zext(x.value, lt), t)
+        if s.kind in "iu" and t.kind in "iu":
+            if t.itemsize == s.itemsize:
+                return V(x.value, t)
+            if t.itemsize < s.itemsize:
+                return V(b.trunc(x.value, lt), t)
+            return V(b.sext(x.value, lt) if s.kind == "i" else b.zext(x.value, lt), t)
+        if s.kind in "iu" and t.kind == "f":
+            if t.itemsize == 2:  # exact in float64 below 2**53; beyond, both roundings overflow float16
+                wide = b.sitofp(x.value, DOUBLE) if s.kind == "i" else b.uitofp(x.value, DOUBLE)
+                return self.narrow(V(wide, F64), t)
+            return V(b.sitofp(x.value, lt) if s.kind == "i" else b.uitofp(x.value, lt), t)
+        if s.kind == "f" and t.kind == "f":
+            if t.itemsize > s.itemsize:
+                return V(b.fpext(x.value, lt), t)
+            return self.narrow(V(b.fpext(x.value, DOUBLE), F64) if s.itemsize < 8 else x, t)
+        raise self.unsupported(f"astype from {s} to {t} (out-of-range floats have no numpy-defined integer)")
+
+    def view(self, x: V, t: np.dtype) -> V:
+        if x.dtype == t:
+            return x
+        if x.dtype.itemsize != t.itemsize or _BOOL in (x.dtype, t):
+            raise self.unsupported(f"a view of {x.dtype} as {t}")
+        return V(self.b.bitcast(x.value, ll_type(t)), t)
+
+    # --- operators -------------------------------------------------------------------------------
+
+    def binop(self, op: str, a: object, b: object) -> V:
+        x, y, t = self.promote(a, b)
+        bd = self.b
+        if op in ("BitAnd", "BitOr", "BitXor"):
+            if t.kind == "f":
+                raise self.unsupported(f"{op} on floats")
+            fn = {"BitAnd": bd.and_, "BitOr": bd.or_, "BitXor": bd.xor}[op]
+            return V(fn(x.value, y.value), t)
+        if op in ("LShift", "RShift"):
+            return self.shift(op, x, y, t)
+        if op in ("Add", "Sub", "Mult"):
+            if t == _BOOL:
+                raise self.unsupported(f"{op} on bool arrays")
+            if t.kind == "f":
+                return self.float_op(op, x, y, t)
+            fn = {"Add": bd.add, "Sub": bd.sub, "Mult": bd.mul}[op]
+            return V(fn(x.value, y.value), t)
+        raise self.unsupported(f"the operator {op}")
+
+    def float_op(self, op: str, x: V, y: V, t: np.dtype) -> V:
+        """An IEEE operation as numpy does it: float16 in float32, rounded once to float16."""
+        bd = self.b
+        fn = {"Add": bd.fadd, "Sub": bd.fsub, "Mult": bd.fmul, "Div": bd.fdiv}[op]
+        if t.itemsize == 2:
+            r = fn(bd.fpext(x.value, FLOAT), bd.fpext(y.value, FLOAT))
+            return V(bd.fptrunc(r, HALF), t)
+        return V(fn(x.value, y.value), t)
+
+    def shift(self, op: str, x: V, y: V, t: np.dtype) -> V:
+        """numpy's npy_lshift / npy_rshift: a count of at least the width (or negative) gives 0, or the
+        sign for a signed right shift."""
+        if t.kind not in "iu":
+            raise self.unsupported(f"a shift of {t}")
+        bd = self.b
+        ty = ll_type(t)
+        bits = t.itemsize * 8
+        wide = bd.sext(y.value, I64) if t.kind == "i" and bits < 64 else (
+            bd.zext(y.value, I64) if bits < 64 else y.value)
+        ok = bd.icmp_unsigned("<", wide, ir.Constant(I64, bits))
+        count = bd.select(ok, y.value, ir.Constant(ty, 0))
+        if op == "LShift":
+            return V(bd.select(ok, bd.shl(x.value, count), ir.Constant(ty, 0)), t)
+        if t.kind == "u":
+            return V(bd.select(ok, bd.lshr(x.value, count), ir.Constant(ty, 0)), t)
+        return V(bd.select(ok, bd.ashr(x.value, count), bd.ashr(x.value, ir.Constant(ty, bits - 1))), t)
+
+    def unaryop(self, op: str, a: object) -> V:
+        x = self.element(a, None)
+        bd = self.b
+        if op == "Invert":
+            if x.dtype.kind == "f":
+                raise self.unsupported("~ of a float")
+            return V(bd.not_(x.value), x.dtype)
+        if op == "USub":
+            if x.dtype == _BOOL:
+                raise self.unsupported("- of a bool")
+            if x.dtype.kind == "f":
+                return V(bd.fneg(x.value), x.dtype)
+            return V(bd.neg(x.value), x.dtype)
+        if op == "UAdd":
+            return x
+        raise self.unsupported(f"the unary operator {op}")
+
+    def compare(self, op: str, a: object, b: object) -> V:
+        x, y, t = self.promote(a, b)
+        sym = {"Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">="}[op]
+        bd = self.b
+        if t.kind == "f":
+            r = bd.fcmp_unordered(sym, x.value, y.value) if sym == "!=" else bd.fcmp_ordered(sym, x.value, y.value)
+        elif t.kind == "i":
+            r = bd.icmp_signed(sym, x.value, y.value)
+        else:
+            r = bd.icmp_unsigned(sym, x.value, y.value)
+        return V(r, _BOOL)
+
+    def select(self, mask: object, a: object, b: object) -> V:
+        m = self.element(mask, None)
+        if m.dtype != _BOOL:
+            m = self.convert(m, _BOOL)
+        x, y, t = self.promote(a, b)
+        return V(self.b.select(m.value, x.value, y.value), t)
+
+    def minmax(self, a: object, b: object, smaller: bool) -> V:
+        x, y, t = self.promote(a, b)
+        if t.kind not in "biu":
+            raise self.unsupported("np.minimum / np.maximum of floats (NaN propagation)")
+        less = self.compare("Lt", x, y).value
+        return V(self.b.select(less, x.value, y.value) if smaller else self.b.select(less, y.value, x.value), t)
+
+    def choose(self, index: V, options: list) -> V:
+        """options[index] for an index already in range: a chain of selects."""
+        if not options:
+            raise self.unsupported("a choice among no options")
+        t = options[0].dtype if isinstance(options[0], (V, np.generic)) else None
+        for o in options[1:]:
+            t = self.promote(options[0] if t is None else np.zeros((), t)[()], o)[2]
+        values = [self.element(o, t) for o in options]
+        wide = self.convert(index, np.dtype(np.int64))
+        chosen = values[0].value
+        for j, v in enumerate(values[1:], start=1):
+            hit = self.b.icmp_signed("==", wide.value, ir.Constant(I64, j))
+            chosen = self.b.select(hit, v.value, chosen)
+        return V(chosen, t)
+
+    def lookup(self, table: object, index: ast.AST) -> V:
+        """``_kN[np.clip(i, 0, len - 1)]``: an element of a constant table, the index clipped in range."""
+        if not (isinstance(table, np.ndarray) and table.ndim == 1 and table.dtype.kind in "biuf"):
+            raise self.unsupported(f"indexing {type(table).__name__}")
+        clipped = isinstance(index, ast.Call) and ast.unparse(index.func) == "np.clip" and \
+            len(index.args) == 3 and ast.unparse(index.args[1]) == "0" and \
+            ast.unparse(index.args[2]) == str(len(table) - 1)
+        if not clipped:
+            raise self.unsupported("a table index not clipped to the table")
+        return self.choose(self.element(self.expr(index), None), list(table))
+
+    # --- float helpers ---------------------------------------------------------------------------
+
+    def fmt(self, f: object) -> np.dtype:
+        if isinstance(f, rt.Fmt) and id(f) in _FMTS:
+            return _FMTS[id(f)]
+        raise self.unsupported(f"the float format {getattr(f, 'name', f)} (bfloat16 has no native lowering yet)")
+
+    def bits(self, x: V) -> V:
+        return self.view(x, _UINT[x.dtype.itemsize])
+
+    def isnan(self, x: V) -> ir.Value:
+        return self.b.fcmp_unordered("uno", x.value, x.value)
+
+    def intrinsic(self, name: str, x: V, *more: V) -> V:
+        ty = x.value.type
+        fnty = ir.FunctionType(ty, [ty] * (1 + len(more)))
+        fn = self.module.declare_intrinsic(name, [ty], fnty)
+        return V(self.b.call(fn, [x.value, *(m.value for m in more)]), x.dtype)
+
+    def isfinite(self, x: V) -> ir.Value:
+        absolute = self.intrinsic("llvm.fabs", x)
+        return self.b.fcmp_ordered("!=", absolute.value, ir.Constant(x.value.type, float("inf")))
+
+    def narrow(self, x: V, t: np.dtype) -> V:
+        """float64 -> t rounded once to nearest even (runtime.narrow_f64)."""
+        if t == F64:
+            return x
+        if t.itemsize == 4:
+            return V(self.b.fptrunc(x.value, FLOAT), t)
+        odd = self.round_to_odd_f32(x)
+        return V(self.b.fptrunc(odd.value, HALF), t)
+
+    def round_to_odd_f32(self, x: V) -> V:
+        bd = self.b
+        r = V(bd.fptrunc(x.value, FLOAT), np.dtype(np.float32))
+        back = bd.fpext(r.value, DOUBLE)
+        u = self.bits(r).value
+        even = bd.icmp_unsigned("==", bd.and_(u, ir.Constant(I32, 1)), ir.Constant(I32, 0))
+        inexact = bd.and_(bd.and_(bd.fcmp_unordered("!=", back, x.value), even), self.isfinite(x))
+        up = bd.fcmp_ordered(">", self.intrinsic("llvm.fabs", x).value,
+                             self.intrinsic("llvm.fabs", V(back, F64)).value)
+        stepped = bd.select(up, bd.add(u, ir.Constant(I32, 1)), bd.sub(u, ir.Constant(I32, 1)))
+        return V(bd.bitcast(bd.select(inexact, stepped, u), FLOAT), r.dtype)
+
+    def nan_fixed(self, r: V, operands: list[V]) -> V:
+        """runtime._nan_fixed: a NaN result is the first NaN operand quieted, else the default NaN."""
+        bd = self.b
+        t = r.dtype
+        f = {2: rt.F16, 4: rt.F32, 8: rt.F64}[t.itemsize]
+        ity = ll_type(_UINT[t.itemsize])
+        chosen = ir.Constant(ity, int(f.default_nan))
+        for x in reversed(operands):
+            quieted = bd.or_(self.bits(x).value, ir.Constant(ity, int(f.quiet_bit)))
+            chosen = bd.select(self.isnan(x), quieted, chosen)
+        out = bd.select(self.isnan(r), chosen, self.bits(r).value)
+        return V(bd.bitcast(out, ll_type(t)), t)
+
+    def to_f64(self, x: V) -> V:
+        return x if x.dtype == F64 else V(self.b.fpext(x.value, DOUBLE), F64)
+
+    def floats(self, f: object, *xs: object) -> tuple[np.dtype, list[V]]:
+        t = self.fmt(f)
+        return t, [self.element(x, t) for x in xs]
+
+
+# --- runtime functions, element by element -----------------------------------------------------------
+
+def _binary(op: str):
+    def lower(self: _FunctionLowering, a, b, f) -> V:
+        t, (x, y) = self.floats(f, a, b)
+        return self.nan_fixed(self.float_op(op, x, y, t), [x, y])
+    return lower
+
+
+def _fma(self: _FunctionLowering, a, b, c, f) -> V:
+    t, (x, y, z) = self.floats(f, a, b, c)
+    if t.itemsize == 4:
+        r = self.intrinsic("llvm.fma", x, y, z)  # one rounding, as the runtime's algorithm gives
+    elif t.itemsize == 8:
+        # runtime._fma_f64: one rounding, except on lanes with a zero or non-finite operand, where it
+        # (and the evaluator) computes a * b + c with the product rounded: fma(2**600, -2**600, inf) is NaN
+        bd = self.b
+        zero = ir.Constant(DOUBLE, 0.0)
+        finite = bd.and_(bd.and_(self.isfinite(x), self.isfinite(y)), self.isfinite(z))
+        simple = bd.or_(bd.or_(bd.fcmp_ordered("==", x.value, zero), bd.fcmp_ordered("==", y.value, zero)),
+                        bd.not_(finite))
+        plain = bd.fadd(bd.fmul(x.value, y.value), z.value)
+        r = V(bd.select(simple, plain, self.intrinsic("llvm.fma", x, y, z).value), t)
+    else:
+        bd = self.b
+        wx, wy, wz = (self.to_f64(v).value for v in (x, y, z))
+        p = bd.fmul(wx, wy)  # exact: 22 significant bits
+        s = bd.fadd(p, wz)
+        bb = bd.fsub(s, p)
+        err = bd.fadd(bd.fsub(p, bd.fsub(s, bb)), bd.fsub(wz, bb))  # TwoSum
+        u = bd.bitcast(s, I64)
+        even = bd.icmp_unsigned("==", bd.and_(u, ir.Constant(I64, 1)), ir.Constant(I64, 0))
+        finite = self.isfinite(V(s, F64))
+        inexact = bd.and_(bd.and_(bd.fcmp_unordered("!=", err, ir.Constant(DOUBLE, 0.0)), even), finite)
+        away = bd.icmp_unsigned("==", bd.fcmp_ordered(">", err, ir.Constant(DOUBLE, 0.0)),
+                                bd.fcmp_ordered(">", s, ir.Constant(DOUBLE, 0.0)))
+        stepped = bd.select(away, bd.add(u, ir.Constant(I64, 1)), bd.sub(u, ir.Constant(I64, 1)))
+        odd = bd.bitcast(bd.select(inexact, stepped, u), DOUBLE)
+        r = self.narrow(V(odd, F64), t)
+    return self.nan_fixed(r, [x, y, z])
+
+
+def _unary_exact(intrinsic: str):
+    def lower(self: _FunctionLowering, a, f) -> V:
+        t, (x,) = self.floats(f, a)
+        if t.itemsize == 2:
+            wide = V(self.b.fpext(x.value, FLOAT), np.dtype(np.float32))
+            r = V(self.b.fptrunc(self.intrinsic(intrinsic, wide).value, HALF), t)
+        else:
+            r = self.intrinsic(intrinsic, x)
+        return self.nan_fixed(r, [x])
+    return lower
+
+
+def _sqrt(self: _FunctionLowering, a, f) -> V:
+    t, (x,) = self.floats(f, a)
+    return self.nan_fixed(self.narrow(self.intrinsic("llvm.sqrt", self.to_f64(x)), t), [x])
+
+
+def _fract(self: _FunctionLowering, a, f) -> V:
+    t, (x,) = self.floats(f, a)
+    wide = self.to_f64(x)
+    r = V(self.b.fsub(wide.value, self.intrinsic("llvm.floor", wide).value), F64)
+    return self.nan_fixed(self.narrow(r, t), [x])
+
+
+def _isnan(self: _FunctionLowering, a, f) -> V:
+    _, (x,) = self.floats(f, a)
+    return V(self.isnan(x), _BOOL)
+
+
+def _sign_bit(self: _FunctionLowering, x: V) -> ir.Constant:
+    return ir.Constant(ll_type(_UINT[x.dtype.itemsize]), 1 << (x.dtype.itemsize * 8 - 1))
+
+
+def _fabs(self: _FunctionLowering, a, f) -> V:
+    t, (x,) = self.floats(f, a)
+    u = self.bits(x)
+    return self.view(V(self.b.and_(u.value, self.b.not_(_sign_bit(self, x))), u.dtype), t)
+
+
+def _fneg(self: _FunctionLowering, a, f) -> V:
+    t, (x,) = self.floats(f, a)
+    u = self.bits(x)
+    return self.view(V(self.b.xor(u.value, _sign_bit(self, x)), u.dtype), t)
+
+
+def _sign(self: _FunctionLowering, a, f) -> V:
+    _, (x,) = self.floats(f, a)
+    u = self.bits(x)
+    return V(self.b.icmp_unsigned(">=", u.value, _sign_bit(self, x)), _BOOL)
+
+
+def _bits_of(self: _FunctionLowering, a, f) -> V:
+    _, (x,) = self.floats(f, a)
+    return self.bits(x)
+
+
+def _quiet(self: _FunctionLowering, a, f) -> V:
+    t, (x,) = self.floats(f, a)
+    fm = {2: rt.F16, 4: rt.F32, 8: rt.F64}[t.itemsize]
+    u = self.bits(x)
+    q = self.b.or_(u.value, ir.Constant(u.value.type, int(fm.quiet_bit)))
+    return self.view(V(self.b.select(self.isnan(x), q, u.value), u.dtype), t)
+
+
+def _exponent(self: _FunctionLowering, a, f) -> V:
+    t, (x,) = self.floats(f, a)
+    fm = {2: rt.F16, 4: rt.F32, 8: rt.F64}[t.itemsize]
+    u = self.bits(x)
+    e = self.b.and_(self.b.lshr(u.value, ir.Constant(u.value.type, fm.man_bits)),
+                    ir.Constant(u.value.type, (1 << fm.exp_bits) - 1))
+    return self.convert(V(e, u.dtype), np.dtype(np.int32))
+
+
+def _to_f64(self: _FunctionLowering, a, f) -> V:
+    _, (x,) = self.floats(f, a)
+    return self.to_f64(x)
+
+
+def _narrow_f64(self: _FunctionLowering, a, f) -> V:
+    t = self.fmt(f)
+    return self.narrow(self.element(a, F64), t)
+
+
+def _convert_float(self: _FunctionLowering, a, src, dst, rounding=None, quieten=None) -> V:
+    s, (x,) = self.floats(src, a)
+    t = self.fmt(dst)
+    mode = floats.ROUND_NEAREST_EVEN if rounding is None else _py(self, rounding)
+    bd = self.b
+    if s == t:
+        r = x
+    else:
+        wide = self.to_f64(x)
+        r = self.narrow(wide, t)
+        if mode == floats.ROUND_TOWARD_ZERO:  # step back toward zero where nearest rounded away
+            u = self.bits(r)
+            away = bd.and_(bd.fcmp_ordered(">", self.intrinsic("llvm.fabs", self.to_f64(r)).value,
+                                           self.intrinsic("llvm.fabs", wide).value), self.isfinite(wide))
+            r = self.view(V(bd.select(away, bd.sub(u.value, ir.Constant(u.value.type, 1)), u.value), u.dtype), t)
+        elif mode != floats.ROUND_NEAREST_EVEN:
+            raise self.unsupported(f"rounding mode {mode}")
+        # a NaN keeps sign, quiet bit and the top of its payload (runtime._moved_nan)
+        fs, fd = ({2: rt.F16, 4: rt.F32, 8: rt.F64}[d.itemsize] for d in (s, t))
+        u = self.bits(x).value
+        payload = bd.zext(bd.and_(u, ir.Constant(u.type, int(fs.man_mask))), I64) if s.itemsize < 8 else \
+            bd.and_(u, ir.Constant(I64, int(fs.man_mask)))
+        shift = fd.man_bits - fs.man_bits
+        payload = bd.shl(payload, ir.Constant(I64, shift)) if shift >= 0 else bd.lshr(payload, ir.Constant(I64, -shift))
+        payload = bd.select(bd.icmp_unsigned("==", payload, ir.Constant(I64, 0)), ir.Constant(I64, 1), payload)
+        dty = ll_type(_UINT[t.itemsize])
+        payload = bd.trunc(payload, dty) if t.itemsize < 8 else payload
+        negative = bd.icmp_unsigned(">=", u, ir.Constant(u.type, int(fs.sign_bit)))
+        sign = bd.select(negative, ir.Constant(dty, int(fd.sign_bit)), ir.Constant(dty, 0))
+        moved = bd.or_(bd.or_(sign, ir.Constant(dty, int(fd.exp_mask))), payload)
+        r = self.view(V(bd.select(self.isnan(x), moved, self.bits(r).value), _UINT[t.itemsize]), t)
+    q = quieten is not None and bool(_py(self, quieten))
+    return _quiet(self, r, dst) if q else r
+
+
+def _int_to_float(self: _FunctionLowering, v, f, rounding=None) -> V:
+    mode = floats.ROUND_NEAREST_EVEN if rounding is None else _py(self, rounding)
+    if mode != floats.ROUND_NEAREST_EVEN:
+        raise self.unsupported(f"rounding mode {mode}")
+    x = self.element(v, None)
+    if x.dtype.kind == "f":
+        raise self.unsupported("int_to_float of a float")
+    return self.convert(x, self.fmt(f))
+
+
+def _clip_f64(self: _FunctionLowering, x: ir.Value, low: float, high: float) -> ir.Value:
+    bd = self.b
+    lo, hi = ir.Constant(DOUBLE, low), ir.Constant(DOUBLE, high)
+    x = bd.select(bd.fcmp_ordered("<", x, lo), lo, x)  # np.clip = minimum(maximum(x, lo), hi), no NaN here
+    return bd.select(bd.fcmp_ordered(">", x, hi), hi, x)
+
+
+def _py(self: _FunctionLowering, x) -> object:
+    if isinstance(x, Weak):
+        return x.value
+    if isinstance(x, np.generic):
+        return x.item()
+    raise self.unsupported(f"a run-time value where the runtime takes a constant ({x!r})")
+
+
+def _float_to_int_saturated(self: _FunctionLowering, a, f, low, high, box) -> V:
+    _, (x,) = self.floats(f, a)
+    low, high = _py(self, low), _py(self, high)
+    bd = self.b
+    wide = self.to_f64(x).value
+    wide = bd.select(bd.fcmp_unordered("uno", wide, wide), ir.Constant(DOUBLE, 0.0), wide)
+    wide = self.intrinsic("llvm.trunc", V(wide, F64)).value
+    clipped = _clip_f64(self, wide, float(low), float(high))
+    as_int = bd.fptosi(clipped, I64) if high < 2**63 else bd.fptoui(clipped, I64)
+    mid = np.dtype(np.int64) if high < 2**63 else np.dtype(np.uint64)
+    return self.convert(V(as_int, mid), np.dtype(box))
+
+
+def _to_norm(self: _FunctionLowering, a, f, low, scale, box) -> V:
+    _, (x,) = self.floats(f, a)
+    low, scale = _py(self, low), _py(self, scale)
+    bd = self.b
+    wide = self.to_f64(x).value
+    scaled = bd.fmul(_clip_f64(self, wide, float(low), 1.0), ir.Constant(DOUBLE, float(scale)))
+    scaled = bd.select(bd.fcmp_unordered("uno", wide, wide), ir.Constant(DOUBLE, 0.0), scaled)
+    rounded = self.intrinsic("llvm.roundeven", V(scaled, F64)).value
+    return self.convert(V(bd.fptosi(rounded, I64), np.dtype(np.int64)), np.dtype(box))
+
+
+def _saturate_int(self: _FunctionLowering, v, low, high, box) -> V:
+    clipped = _clip(self, v, low, high)
+    return self.convert(clipped, np.dtype(box))
+
+
+def _clip(self: _FunctionLowering, v, low, high) -> V:
+    return self.minmax(self.minmax(v, low, smaller=False), high, smaller=True)
+
+
+def _is_even(self: _FunctionLowering, a, f) -> V:
+    _, (x,) = self.floats(f, a)
+    bd = self.b
+    wide = self.to_f64(x)
+    whole = bd.fcmp_ordered("==", self.intrinsic("llvm.floor", wide).value, wide.value)
+    even = bd.fcmp_ordered("==", bd.frem(wide.value, ir.Constant(DOUBLE, 2.0)), ir.Constant(DOUBLE, 0.0))
+    return V(bd.and_(bd.and_(self.isfinite(wide), whole), even), _BOOL)
+
+
+def _c_quotient(self: _FunctionLowering, a, b) -> V:
+    x, y, t = self.promote(a, b)
+    if t.kind not in "iu" or t.itemsize > 4 and t.kind == "i":
+        raise self.unsupported(f"c_quotient of {t}")
+    bd = self.b
+    zero = bd.icmp_unsigned("==", y.value, ir.Constant(y.value.type, 0))
+    safe = bd.select(zero, ir.Constant(y.value.type, 1), y.value)
+    if t.kind == "u":
+        q = bd.udiv(x.value, safe)
+    else:  # in int64 (as the runtime): no overflow for -2**31 / -1
+        q = bd.trunc(bd.sdiv(bd.sext(x.value, I64), bd.sext(safe, I64)), x.value.type)
+    return V(bd.select(zero, ir.Constant(x.value.type, 0), q), t)
+
+
+def _c_remainder(self: _FunctionLowering, a, b) -> V:
+    x, y, t = self.promote(a, b)
+    q = _c_quotient(self, x, y)
+    return V(self.b.sub(x.value, self.b.mul(q.value, y.value)), t)
+
+
+def _reverse_bits(self: _FunctionLowering, u, width) -> V:
+    x = self.element(u, None)
+    width = _py(self, width)
+    if x.dtype.kind != "u":
+        raise self.unsupported(f"reverse_bits of {x.dtype}")
+    r = self.intrinsic("llvm.bitreverse", x)
+    box_bits = x.dtype.itemsize * 8
+    if width < box_bits:
+        r = V(self.b.lshr(r.value, ir.Constant(r.value.type, box_bits - width)), x.dtype)
+    return r
+
+
+def _ldexp_f64(self: _FunctionLowering, x: ir.Value, n: ir.Value) -> ir.Value:
+    fn = self.module.declare_intrinsic("llvm.ldexp", [DOUBLE, I32], ir.FunctionType(DOUBLE, [DOUBLE, I32]))
+    return self.b.call(fn, [x, n])
+
+
+def _clipped_i32(self: _FunctionLowering, n: V, limit: int) -> ir.Value:
+    wide = self.convert(n, np.dtype(np.int64))
+    return self.b.trunc(_clip(self, wide, Weak(-limit), Weak(limit)).value, I32)
+
+
+def _ldexp(self: _FunctionLowering, a, count, f) -> V:
+    """runtime.ldexp: exact scaling in float64 (clipped where every result has over/underflowed),
+    rounded once; inf * 2**n for n <= -1075 is the default NaN, as the evaluator's Python float gives."""
+    t, (x,) = self.floats(f, a)
+    n = self.element(count, None)
+    if n.dtype.kind not in "biu":
+        raise self.unsupported(f"ldexp by a {n.dtype} count")
+    bd = self.b
+    r = V(_ldexp_f64(self, self.to_f64(x).value, _clipped_i32(self, n, 2200 if t == F64 else 400)), F64)
+    r = self.nan_fixed(self.narrow(r, t), [x])
+    wide_n = self.convert(n, np.dtype(np.int64)).value
+    inf = bd.fcmp_ordered("==", self.intrinsic("llvm.fabs", self.to_f64(x)).value, ir.Constant(DOUBLE, float("inf")))
+    vanished = bd.and_(bd.icmp_signed("<=", wide_n, ir.Constant(I64, -1075)), inf)
+    fm = {2: rt.F16, 4: rt.F32, 8: rt.F64}[t.itemsize]
+    u = self.bits(r)
+    return self.view(V(bd.select(vanished, ir.Constant(u.value.type, int(fm.default_nan)), u.value), u.dtype), t)
+
+
+def _pow2(self: _FunctionLowering, count, f) -> V:
+    t = self.fmt(f)
+    n = self.element(count, None)
+    if n.dtype.kind not in "biu":
+        raise self.unsupported(f"2 ** a {n.dtype} value")
+    return self.narrow(V(_ldexp_f64(self, ir.Constant(DOUBLE, 1.0), _clipped_i32(self, n, 2200)), F64), t)
+
+
+def _mantissa(self: _FunctionLowering, a, f) -> V:
+    """frexp's significand, rounded to the format; NaN -> default NaN; zeros and infinities kept."""
+    t, (x,) = self.floats(f, a)
+    bd = self.b
+    pair = ir.LiteralStructType([DOUBLE, I32])
+    fn = self.module.declare_intrinsic("llvm.frexp", [DOUBLE, I32], ir.FunctionType(pair, [DOUBLE]))
+    significand = bd.extract_value(bd.call(fn, [self.to_f64(x).value]), 0)
+    r = self.narrow(V(significand, F64), t)
+    fm = {2: rt.F16, 4: rt.F32, 8: rt.F64}[t.itemsize]
+    u = self.bits(r)
+    out = bd.select(self.isnan(r), ir.Constant(u.value.type, int(fm.default_nan)), u.value)
+    return self.view(V(out, u.dtype), t)
+
+
+def _signext_from_bit(self: _FunctionLowering, value, width) -> V:
+    """runtime.signext_from_bit, in int64 with numpy's shift rules."""
+    i64 = np.dtype(np.int64)
+    v = self.element(value, i64)
+    w = self.convert(self.minmax(self.convert(self.element(width, None), i64), Weak(64), smaller=True), i64)
+    one = self.k(1, i64)
+    bd = self.b
+    mask = self.binop("Sub", self.shift("LShift", one, w, i64), one)
+    low = V(bd.and_(v.value, mask.value), i64)
+    top = self.minmax(V(bd.sub(w.value, one.value), i64), Weak(0), smaller=False)
+    bit = bd.and_(self.shift("RShift", low, top, i64).value, one.value)
+    w_pos = bd.icmp_signed(">", w.value, ir.Constant(I64, 0))
+    w_small = bd.icmp_signed("<", w.value, ir.Constant(I64, 64))
+    negative = bd.and_(bd.and_(w_pos, w_small), bd.icmp_signed("!=", bit, ir.Constant(I64, 0)))
+    extended = bd.select(negative, bd.sub(low.value, self.shift("LShift", one, w, i64).value), low.value)
+    zero_w = bd.icmp_signed("==", w.value, ir.Constant(I64, 0))
+    result = bd.select(w_small, bd.select(zero_w, ir.Constant(I64, 0), extended), v.value)
+    return V(result, i64)
+
+
+def _choose(self: _FunctionLowering, index, options) -> V:
+    if not isinstance(options, list):
+        raise self.unsupported("rt.choose of something other than a list")
+    i = self.convert(self.element(index, None), np.dtype(np.int64))
+    i = _clip(self, i, Weak(0), Weak(len(options) - 1))
+    return self.choose(i, options)
+
+
+def _where(self: _FunctionLowering, m, a, b) -> V:
+    return self.select(m, a, b)
+
+
+def _minimum(self: _FunctionLowering, a, b) -> V:
+    return self.minmax(a, b, smaller=True)
+
+
+def _maximum(self: _FunctionLowering, a, b) -> V:
+    return self.minmax(a, b, smaller=False)
+
+
+def _scalar_type(dtype):
+    def lower(self: _FunctionLowering, x) -> V:
+        return self.convert(self.element(x, None), np.dtype(dtype))
+    return lower
+
+
+_CALLS = {
+    "rt.add": _binary("Add"), "rt.sub": _binary("Sub"), "rt.mul": _binary("Mult"), "rt.div": _binary("Div"),
+    "rt.fma": _fma, "rt.floor": _unary_exact("llvm.floor"), "rt.trunc": _unary_exact("llvm.trunc"),
+    "rt.sqrt": _sqrt, "rt.fract": _fract, "rt.isnan": _isnan, "rt.fabs": _fabs, "rt.fneg": _fneg,
+    "rt.sign": _sign, "rt.bits_of": _bits_of, "rt.quiet": _quiet, "rt.exponent": _exponent,
+    "rt.to_f64": _to_f64, "rt.narrow_f64": _narrow_f64, "rt.convert_float": _convert_float,
+    "rt.int_to_float": _int_to_float, "rt.float_to_int_saturated": _float_to_int_saturated,
+    "rt.to_norm": _to_norm, "rt.saturate_int": _saturate_int, "rt.is_even": _is_even,
+    "rt.c_quotient": _c_quotient, "rt.c_remainder": _c_remainder, "rt.reverse_bits": _reverse_bits,
+    "rt.ldexp": _ldexp, "rt.pow2": _pow2, "rt.mantissa": _mantissa, "rt.signext_from_bit": _signext_from_bit,
+    "rt.choose": _choose,
+    "rt.select": _where, "np.where": _where, "np.minimum": _minimum, "np.maximum": _maximum, "np.clip": _clip,
+    **{f"np.{t}": _scalar_type(t) for t in ("bool_", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+                                          "int64", "uint64")},
+}
+
