@@ -65,15 +65,17 @@ class Program:
         start = pc - mapping.base
         return mapping.data[start:start + MAX_INSTRUCTION_BYTES].tobytes()
 
+    def lookup(self, pc: int) -> tuple[Instruction, Handler]:
+        """The instruction at ``pc`` and its handler, from the process's decode cache."""
+        target, wave_size = self.ctx.isa.target.name, self.ctx.waves.wave_size
+        window = self.window(pc)
+        found = self._decoded.get((target, wave_size, window))
+        return found if found is not None else self._decode(target, wave_size, window)
+
     def step(self, pc: int) -> tuple[Instruction, Handler]:
         found = self.steps.get(pc)
         if found is None:
-            target, wave_size = self.ctx.isa.target.name, self.ctx.waves.wave_size
-            window = self.window(pc)
-            found = self._decoded.get((target, wave_size, window))
-            if found is None:
-                found = self._decode(target, wave_size, window)
-            self.steps[pc] = found
+            found = self.steps[pc] = self.lookup(pc)
             # once per PC: the names of the instructions this dispatch reached (tools/coverage_record.py)
             inst = found[0]
             self.ctx.stats.setdefault("executed", set()).update(i.name for i in (inst.idef, inst.idef_y) if i)
@@ -174,7 +176,7 @@ class Runner:
         stats["lane_operations"] += int(active_lanes)
         if stats["wave_instructions"] > self.watchdog.max_wave_instructions or \
                 time.perf_counter() - self.start > self.watchdog.max_seconds:
-            raise WatchdogTimeout(_hang_report(ctx, program, self.watchdog))
+            raise WatchdogTimeout(hang_report(ctx, program, self.watchdog))
         return inst
 
     def step(self) -> StepResult | None:
@@ -195,7 +197,7 @@ def run(ctx: Context, watchdog: Watchdog = Watchdog()) -> None:
     Runner(ctx, watchdog).run()
 
 
-def _hang_report(ctx: Context, program: Program, watchdog: Watchdog) -> str:
+def hang_report(ctx: Context, program: Program, watchdog: Watchdog) -> str:
     w = ctx.waves
     lines = [f"watchdog: the dispatch exceeded {watchdog.max_wave_instructions} wave-instructions or "
              f"{watchdog.max_seconds:.0f} s; live waves:"]

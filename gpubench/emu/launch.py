@@ -21,6 +21,7 @@ or drive ``dispatch.ctx`` itself and return `stats(dispatch.ctx)`. With no hook 
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -30,6 +31,7 @@ import numpy as np
 from gpubench.emu import abi, executor, symbols
 from gpubench.emu.context import Context
 from gpubench.emu.memory import AddressSpace
+from gpubench.emu.native import engine as native_engine
 from gpubench.emu.waves import Waves
 from gpubench.isa.arch import ISA
 from gpubench.isa.codeobject import KernelDescriptor
@@ -68,9 +70,27 @@ def stats(ctx: Context) -> LaunchStats:
                        ctx.stats["lane_operations"], ctx.stats.get("executed", set()))
 
 
+def engine() -> str:
+    """The engine dispatches run on: GPUBENCH_ENGINE, "native" (the default) or "reference"."""
+    name = os.environ.get("GPUBENCH_ENGINE", "native")
+    if name not in ENGINES:
+        raise ValueError(f"GPUBENCH_ENGINE={name!r}: the engines are {', '.join(ENGINES)}")
+    return name
+
+
+def _native(ctx: Context, watchdog: executor.Watchdog) -> None:
+    if native_engine.usable(ctx):
+        native_engine.run(ctx, watchdog)
+    else:
+        executor.run(ctx, watchdog)
+
+
+ENGINES = {"native": _native, "reference": executor.run}
+
+
 def run(ctx: Context, watchdog: executor.Watchdog = executor.Watchdog()) -> LaunchStats:
     """Run every wave to its end; raises GPUPageFault, WatchdogTimeout or ExecutionError."""
-    executor.run(ctx, watchdog)
+    ENGINES[engine()](ctx, watchdog)
     return stats(ctx)
 
 

@@ -50,6 +50,7 @@ class AddressSpace:
     def __init__(self) -> None:
         self._bases: list[int] = []
         self._maps: list[Mapping] = []
+        self.generation = 0  # changes with every map and unmap (for tables built from the mappings)
 
     @property
     def mappings(self) -> tuple[Mapping, ...]:
@@ -65,6 +66,7 @@ class AddressSpace:
             raise ValueError(f"mapping 0x{base:x}+0x{mapping.size:x} overlaps an existing one")
         self._bases.insert(index, base)
         self._maps.insert(index, mapping)
+        self.generation += 1
         return mapping
 
     def unmap(self, base: int) -> Mapping:
@@ -72,6 +74,7 @@ class AddressSpace:
         if index == len(self._bases) or self._bases[index] != base:
             raise ValueError(f"nothing is mapped at 0x{base:x}")
         del self._bases[index]
+        self.generation += 1
         return self._maps.pop(index)
 
     def watch(self, first_access: Callable[[Mapping, bool], None]) -> None:

@@ -60,7 +60,7 @@ def _parsed(text: str):
 
 
 def pseudocode_text(arch: str, idef: InstrDef) -> str | None:
-    """The text the emulator compiles (alu._compiled's lookup, e64 falling back to e32)."""
+    """The text the emulator compiles (alu.compiled_semantics's lookup, e64 falling back to e32)."""
     names = [(idef.enum, idef.name)]
     if idef.enum == "VOP3Op" and idef.name.endswith("_E64"):
         names += [(enum, idef.name.removesuffix("_E64") + "_E32") for enum in ("VOP1Op", "VOP2Op", "VOPCOp")]

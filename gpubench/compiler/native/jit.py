@@ -124,7 +124,7 @@ def compile_batch(entries: list[tuple[str, str, str, str]]) -> Batch:
     table, text = _lower(key, entries)
     module = llvm.parse_assembly(text)
     module.verify()
-    _optimise(module)
+    optimise(module)
     functions = _link(module, key, cached=None, table=table, object_path=object_path)
     if table_path is not None:
         try:
@@ -163,7 +163,7 @@ def _spec(p: PortSpec) -> list:
     return [p.name, p.width, p.lane_bit, p.is_input, p.is_output]
 
 
-def _optimise(module: llvm.ModuleRef) -> None:
+def optimise(module: llvm.ModuleRef) -> None:
     tm = target_machine()
     pto = llvm.create_pipeline_tuning_options(speed_level=OPT_LEVEL)
     pto.loop_vectorization = True

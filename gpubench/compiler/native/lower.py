@@ -24,6 +24,7 @@ bits, lookup tables, ldexp/pow2, run-time refusals of undefined constants (``rt.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 from dataclasses import dataclass
 
@@ -95,22 +96,43 @@ def lower_instruction(module: ir.Module, arch: str, enum: str, name: str, text: 
 
     Raises BackendUnsupported (naming the construct) for what the numpy backend refuses and for what
     this lowering has no exact element form of; the module is left without the function then."""
-    entry = read_pseudocode(text)
-    if isinstance(entry, Prose):
-        raise BackendUnsupported(f"{name}: the manual's text is prose, not pseudocode ({', '.join(entry.reasons)})")
-    generated = generate(entry, name, text, library(arch), "")
+    semantics = ElementSemantics(module, arch, enum, name, text)
     symbol = symbol_for(arch, enum, name)
     try:
-        _FunctionLowering(module, symbol, generated, name).run()
-    except BackendUnsupported as err:
-        _drop(module, symbol)
-        if str(err).startswith(f"{name}: "):
-            raise
-        raise BackendUnsupported(f"{name}: native: {err}") from None
+        with semantics.named_refusals():
+            semantics.lowering.run()
     except Exception:
         _drop(module, symbol)
         raise
-    return Lowered(symbol, generated.inputs, generated.outputs)
+    return Lowered(symbol, semantics.inputs, semantics.outputs)
+
+
+class ElementSemantics:
+    """One instruction's semantics for one element, to emit inside a caller's own function (the
+    native engine's handlers read operands from registers and write results under EXEC around it).
+    ``emit`` raises BackendUnsupported where `lower_instruction` would."""
+
+    def __init__(self, module: ir.Module, arch: str, enum: str, name: str, text: str):
+        entry = read_pseudocode(text)
+        if isinstance(entry, Prose):
+            raise BackendUnsupported(f"{name}: the manual's text is prose, not pseudocode ({', '.join(entry.reasons)})")
+        generated = generate(entry, name, text, library(arch), "")
+        self.name, self.inputs, self.outputs = name, generated.inputs, generated.outputs
+        self.lowering = _FunctionLowering(module, symbol_for(arch, enum, name), generated, name)
+
+    def emit(self, b: ir.IRBuilder, raw: dict[str, ir.Value]) -> list[ir.Value]:
+        with self.named_refusals():
+            return self.lowering.emit(b, raw)
+
+    @contextlib.contextmanager
+    def named_refusals(self):
+        """A refusal names the instruction, and says when it is the lowering's rather than the backend's."""
+        try:
+            yield
+        except BackendUnsupported as err:
+            if str(err).startswith(f"{self.name}: "):
+                raise
+            raise BackendUnsupported(f"{self.name}: native: {err}") from None
 
 
 def _drop(module: ir.Module, symbol: str) -> None:
@@ -136,19 +158,6 @@ class _FunctionLowering:
     # --- the function and its loop ---------------------------------------------------------------
 
     def run(self) -> None:
-        tree = ast.parse(self.g.source)
-        fndef = None
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and node.name == self.g.function:
-                fndef = node
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                self.namespace[node.targets[0].id] = eval(compile(ast.Expression(node.value), "<k>", "eval"),
-                                                          dict(self.namespace))
-        if fndef is None:
-            raise self.unsupported("the generated function was not found")
-        for spec in (*self.g.inputs, *self.g.outputs):
-            if spec.words:
-                raise self.unsupported(f"the {spec.width}-bit port {spec.name} (wider than 64 bits)")
         ins, outs = self.g.inputs, self.g.outputs
         fnty = ir.FunctionType(ir.VoidType(), [I64] + [PTR] * (len(ins) + len(outs)))
         fn = ir.Function(self.module, fnty, self.symbol)
@@ -164,15 +173,46 @@ class _FunctionLowering:
         b.position_at_end(loop)
         i = b.phi(I64, "i")
         i.add_incoming(ir.Constant(I64, 0), entry)
+        raw = {}
+        for arg, spec in zip(fn.args[1:1 + len(ins)], ins, strict=True):
+            ptr = b.gep(arg, [i], inbounds=True, source_etype=storage_type(spec.dtype))
+            raw[spec.name] = b.load(ptr, typ=storage_type(spec.dtype))
+        values = self.emit(b, raw)
+        for arg, value, spec in zip(fn.args[1 + len(ins):], values, outs, strict=True):
+            b.store(value, b.gep(arg, [i], inbounds=True, source_etype=storage_type(spec.dtype)))
+        nxt = b.add(i, ir.Constant(I64, 1), name="i.next")
+        i.add_incoming(nxt, b.block)
+        b.cbranch(b.icmp_signed("<", nxt, n), loop, done)
+        b.position_at_end(done)
+        b.ret_void()
+
+    def prepare(self) -> ast.FunctionDef:
+        """The generated function's AST, its module-level constants evaluated into the namespace."""
+        fndef = None
+        for node in ast.parse(self.g.source).body:
+            if isinstance(node, ast.FunctionDef) and node.name == self.g.function:
+                fndef = node
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                self.namespace[node.targets[0].id] = eval(compile(ast.Expression(node.value), "<k>", "eval"),
+                                                          dict(self.namespace))
+        if fndef is None:
+            raise self.unsupported("the generated function was not found")
+        for spec in (*self.g.inputs, *self.g.outputs):
+            if spec.words:
+                raise self.unsupported(f"the {spec.width}-bit port {spec.name} (wider than 64 bits)")
+        return fndef
+
+    def emit(self, b: ir.IRBuilder, raw: dict[str, ir.Value]) -> list[ir.Value]:
+        """One element's outputs (in their storage types) from its inputs ``raw`` (by port name, in
+        their storage types: a bool is an i8), emitted at ``b``'s position."""
+        fndef = self.prepare()
         self.b = b
         env: dict[str, object] = {}
-        for arg, spec in zip(fn.args[1:1 + len(ins)], ins, strict=True):
+        for spec in self.g.inputs:
             dtype = np.dtype(spec.dtype)
-            ptr = b.gep(arg, [i], inbounds=True, source_etype=storage_type(dtype))
-            raw = b.load(ptr, typ=storage_type(dtype))
-            env[spec.name] = V(b.icmp_unsigned("!=", raw, ir.Constant(I8, 0)) if dtype == _BOOL else raw, dtype)
+            value = raw[spec.name]
+            env[spec.name] = V(b.icmp_unsigned("!=", value, ir.Constant(I8, 0)) if dtype == _BOOL else value, dtype)
         self.env = env
-        self.n = n
         results = None
         for stmt in fndef.body:
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
@@ -188,25 +228,19 @@ class _FunctionLowering:
                 raise self.unsupported("lanes reading a constant the manual never defines (rt.refuse_lanes: the "
                                        "native function has no way to raise UndefinedState yet)")
             raise self.unsupported(f"the generated statement {ast.unparse(stmt)!r}")
+        outs = self.g.outputs
         if results is None or len(results) != len(outs):
             raise self.unsupported("the generated function's results do not match its outputs")
-        values = []
+        stored = []
         for node, spec in zip(results, outs, strict=True):
             if isinstance(node, ast.Call) and ast.unparse(node.func) == "rt.full":
                 value = self.expr(node.args[1])
             else:
                 value = self.expr(node)
-            values.append(self.convert(self.element(value, None), np.dtype(spec.dtype)))
-        for arg, value, spec in zip(fn.args[1 + len(ins):], values, outs, strict=True):
             dtype = np.dtype(spec.dtype)
-            ptr = b.gep(arg, [i], inbounds=True, source_etype=storage_type(dtype))
-            out = b.zext(value.value, I8) if dtype == _BOOL else value.value
-            b.store(out, ptr)
-        nxt = b.add(i, ir.Constant(I64, 1), name="i.next")
-        i.add_incoming(nxt, b.block)
-        b.cbranch(b.icmp_signed("<", nxt, n), loop, done)
-        b.position_at_end(done)
-        b.ret_void()
+            value = self.convert(self.element(value, None), dtype)
+            stored.append(b.zext(value.value, I8) if dtype == _BOOL else value.value)
+        return stored
 
     # --- expressions -----------------------------------------------------------------------------
 

@@ -44,11 +44,16 @@ def _load_factories() -> None:
 
 
 def handler_for(inst: Instruction) -> Handler:
+    return claimed(inst)[1]
+
+
+def claimed(inst: Instruction) -> tuple[Callable[[Instruction], Handler | None], Handler]:
+    """The factory that claims ``inst`` and the handler it built (the native engine binds by factory)."""
     _load_factories()
     for make in FACTORIES:
         handler = make(inst)
         if handler is not None:
-            return handler
+            return make, handler
     raise Unsupported(f"no semantics for {inst.name} ({inst.fmt.name})")
 
 

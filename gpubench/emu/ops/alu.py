@@ -24,7 +24,7 @@ SALU_SOURCES = {"SOP1": ("ssrc0",), "SOP2": ("ssrc0", "ssrc1"), "SOPC": ("ssrc0"
 CONDITIONAL_DEBUG_FLAGS = ("WAVE_STATUS_COND_DBG_SYS", "WAVE_STATUS_COND_DBG_USER")
 
 
-def _compiled(inst: Instruction):
+def compiled_semantics(inst: Instruction):
     """The instruction's compiled pseudocode; None if the manual has none (another family's handler,
     or Unsupported). CDNA's manual gives a VOP1/VOP2/VOPC operation's pseudocode in its e32 form only:
     its VOP3 (e64) form, the same operation, takes it from there."""
@@ -42,7 +42,7 @@ def _compiled(inst: Instruction):
     return None
 
 
-def _width(op, port: str) -> int:
+def port_width(op, port: str) -> int:
     spec = next(p for p in op.inputs + op.outputs if p.name == port)
     return 64 if np.dtype(spec.dtype) == np.uint64 else 32
 
@@ -52,7 +52,7 @@ def scalar_alu(inst: Instruction):
     root = inst.isa.root_of(inst.fmt)
     if root not in SALU_SOURCES:
         return None
-    op = _compiled(inst)
+    op = compiled_semantics(inst)
     if op is None:
         return None
     sources = dict(zip(("S0", "S1"), SALU_SOURCES[root]))
@@ -77,14 +77,14 @@ def scalar_alu(inst: Instruction):
                 args.append(np.full(len(waves), inst["simm16"], np.uint32))
             elif name in sources:
                 field = sources[name]
-                args.append(opnd.read_scalar(ctx, waves, inst[field], _width(op, name), operand_fmt[field], literal))
+                args.append(opnd.read_scalar(ctx, waves, inst[field], port_width(op, name), operand_fmt[field], literal))
             elif name == "D0":
-                args.append(opnd.read_scalar(ctx, waves, sdst, _width(op, name)))
+                args.append(opnd.read_scalar(ctx, waves, sdst, port_width(op, name)))
             elif name == "SCC":
                 args.append(w.scc[waves])
             elif name in ("EXEC", "VCC", "M0"):
                 reg = {"EXEC": EXEC_LO, "VCC": VCC_LO, "M0": m0}[name]
-                args.append(opnd.read_scalar(ctx, waves, reg, _width(op, name)))
+                args.append(opnd.read_scalar(ctx, waves, reg, port_width(op, name)))
             elif name == "SIMM16":
                 args.append(np.full(len(waves), inst["simm16"], np.uint32))
             elif name == "SIMM32":
@@ -110,7 +110,7 @@ def scalar_alu(inst: Instruction):
         for port, value in zip(op.outputs, results):
             name = port.name
             if name == "D0":
-                opnd.write_scalar(ctx, waves, sdst, value, _width(op, name))
+                opnd.write_scalar(ctx, waves, sdst, value, port_width(op, name))
             elif name == "SCC":
                 w.scc[waves] = value
             elif name in ("EXEC", "VCC", "M0"):
@@ -136,7 +136,7 @@ def vector_alu(inst: Instruction):
         def advance(ctx: Context, waves: np.ndarray) -> None:
             ctx.waves.pc[waves] += inst.size
         return advance
-    op = division.semantics(inst) or _compiled(inst)
+    op = division.semantics(inst) or compiled_semantics(inst)
     if op is None:
         return None
     bound = valu.VectorOp(inst.name, op, valu.operands_of(inst, op))

@@ -28,7 +28,7 @@ VECTOR_FAMILIES = {"GLOBAL": "global", "VGLOBAL": "global", "SCRATCH": "scratch"
                    "FLAT": "flat", "VFLAT": "flat"}
 
 
-def _signed(value: int, bits: int) -> int:
+def signed(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) & 1 else value
 
 
@@ -37,7 +37,7 @@ def _smem_address(ctx: Context, inst: Instruction, waves: np.ndarray) -> np.ndar
     if inst.name.startswith("S_BUFFER_"):  # sbase names a buffer descriptor: base address in bits 47:0
         base = opnd.read_scalar(ctx, waves, inst["sbase"] * 2, 64) & np.uint64((1 << 48) - 1)
     name = "ioffset" if inst.fmt.field("ioffset") else "offset"
-    offset = _signed(inst[name], inst.fmt.field(name).width)
+    offset = signed(inst[name], inst.fmt.field(name).width)
     if inst.get("imm", 1) == 0 and not inst.get("soffset_en"):  # gfx9: an SGPR in the offset field
         address = base + opnd.read_scalar(ctx, waves, inst[name] & 0x7F, 32).astype(np.uint64)
     else:
@@ -81,14 +81,14 @@ def field(inst: Instruction, *names: str) -> int:
     raise KeyError(f"{inst.fmt.name} has none of {names}")
 
 
-def _immediate(inst: Instruction) -> int:
+def immediate_offset(inst: Instruction) -> int:
     name = "ioffset" if inst.fmt.field("ioffset") else "offset"
     width = inst.fmt.field(name).width
     family = VECTOR_FAMILIES[inst.isa.root_of(inst.fmt)]
-    return inst[name] if family == "flat" and inst.isa.arch == "cdna" else _signed(inst[name], width)
+    return inst[name] if family == "flat" and inst.isa.arch == "cdna" else signed(inst[name], width)
 
 
-def _saddr(inst: Instruction) -> int | None:
+def saddr_register(inst: Instruction) -> int | None:
     """The SGPR base, or None when the field says off/NULL."""
     saddr = inst["saddr"]
     if inst.isa.arch == "cdna":
@@ -99,8 +99,8 @@ def _saddr(inst: Instruction) -> int | None:
 def vector_address(ctx: Context, inst: Instruction, waves: np.ndarray) -> np.ndarray:
     """[waves, lanes] uint64: the address (SCRATCH: the private-segment offset) each lane accesses."""
     family = VECTOR_FAMILIES[inst.isa.root_of(inst.fmt)]
-    immediate = np.uint64(_immediate(inst) & 0xFFFFFFFFFFFFFFFF)
-    saddr = _saddr(inst)
+    immediate = np.uint64(immediate_offset(inst) & 0xFFFFFFFFFFFFFFFF)
+    saddr = saddr_register(inst)
     vaddr = field(inst, "addr", "vaddr") if inst.idef.operand("addr") or inst.idef.operand("vaddr") else None
     if family == "scratch":
         offset = np.full((len(waves), ctx.waves.wave_size), immediate, np.uint64)

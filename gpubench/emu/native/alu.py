@@ -1,0 +1,508 @@
+"""Native handlers for the SALU and VALU instructions whose semantics are compiled pseudocode.
+
+The element semantics are the pseudocode compiler's own (`ElementSemantics`: the numpy backend's
+typed program, lowered to LLVM IR); around them a handler reads each port from where the reference
+engine binds it (ops/alu.py, ops/valu.py: the same `operands_of`), for one wave: a VALU handler runs
+its lanes in a loop and writes vector results to the lanes EXEC enables, lane-bit results (compares,
+carries) as a whole mask after the loop, with 0 in the disabled lanes, as the reference does.
+
+What the native handlers do not do yet is left to the reference engine, decided once per instruction
+when it is bound (the binder returns None): DPP, SDWA, VOP3P packing, clamp and omod, v_swap's second
+destination, the trap status, scalar float operations. Float operations check MODE when they run and
+give the instruction to the reference engine in a wave whose round or denormal mode is not the default.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+from llvmlite import ir
+
+from gpubench.compiler.native.lower import ElementSemantics, storage_type
+from gpubench.emu.context import Context
+from gpubench.emu.native.build import HANDLER_TYPE, I1, I8, I32, I64, Code, const, counted_loop, element, word
+from gpubench.emu.native.layout import OPERAND_WORDS, RECORD_OPERANDS, Frame, Status
+from gpubench.emu.ops import Unsupported, division, modes, valu
+from gpubench.emu.ops import alu as reference
+from gpubench.emu.ops import operands as opnd
+from gpubench.emu.waves import EXEC_LO, SGPRS, VCC_LO
+from gpubench.isa.decoder import Instruction
+
+
+@dataclass(frozen=True)
+class Bound:
+    """An instruction bound to native code: the code and the operand words of its record."""
+
+    code: Code
+    operands: tuple[int, ...]
+
+
+class Operands:
+    """The operand words of one record, and how the IR reads them back."""
+
+    def __init__(self) -> None:
+        self.words: list[int] = []
+
+    def add(self, value: int) -> int:
+        if len(self.words) == OPERAND_WORDS:
+            raise Unsupported("more operand words than a record holds")
+        self.words.append(int(value) & 0xFFFFFFFFFFFFFFFF)
+        return len(self.words) - 1
+
+    @staticmethod
+    def read(b: ir.IRBuilder, record: ir.Value, index: int, typ: ir.Type = I64) -> ir.Value:
+        value = word(b, record, RECORD_OPERANDS + index)
+        return value if typ == I64 else b.trunc(value, typ)
+
+
+def _semantics(op) -> tuple[str, str, str, str]:
+    return op.arch, op.enum, op.name, op.text
+
+
+def _text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _int(width: int) -> ir.IntType:
+    return ir.IntType(64 if width > 32 else 32)
+
+
+# -- sources --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a port's value comes from, as far as the generated code depends on it (the key)."""
+
+    kind: str  # "vgpr", "sgpr", "const", "lane", "exec_bit", "mask_bit", "ieee"
+    width: int = 32  # bits read: 32 or 64 (a register pair)
+    half: str = ""  # "lo"/"hi": a 16-bit operand's half
+    neg: bool = False
+    absolute: bool = False
+    sign_bit: int = 0
+    operand: int = -1  # the record word holding the register number or the constant
+
+
+def _scalar_source(ctx: Context, value: int, width: int, fmt: str | None, literal: int | None,
+                   words: Operands) -> Source:
+    """An SGPR (by number) or a constant (its bits, worked out here as the reference engine reads it)."""
+    if value < SGPRS:
+        if width > 32 and value + 1 >= SGPRS:
+            raise Unsupported("a 64-bit SGPR operand at the end of the register file")
+        return Source("sgpr", width, operand=words.add(value))
+    if value in (opnd.SCC_SOURCE, opnd.VCCZ_SOURCE, opnd.EXECZ_SOURCE):
+        raise Unsupported("a source that reads wave state (SCC, VCCZ, EXECZ)")
+    try:
+        bits = opnd.read_scalar(ctx, np.zeros(1, np.int64), value, width, fmt, literal)[0]
+    except (ValueError, KeyError) as err:  # no such operand: the reference engine reports it when run
+        raise Unsupported(str(err)) from None
+    return Source("const", width, operand=words.add(int(bits)))
+
+
+def _vector_source(ctx: Context, src: valu.Source, port, literal: int | None, words: Operands) -> Source:
+    if src.select is not None or src.packed is not None:
+        raise Unsupported("SDWA selection or VOP3P packing")
+    width = min(port.width, src.bits) if src.bits else port.width
+    read_width = 64 if width > 32 else 32
+    if src.value >= opnd.VGPR_BASE:
+        base = Source("vgpr", read_width, operand=words.add(src.value - opnd.VGPR_BASE))
+    else:
+        base = _scalar_source(ctx, src.value, width, src.fmt, literal, words)
+    sign_bit = 0
+    if src.neg or src.absolute:
+        sign_bit = src.sign_bit if src.sign_bit is not None else \
+            (opnd.float_kind(src.fmt) or src.bits or read_width) - 1
+    half = ("hi" if src.high else "lo") if src.bits == 16 else ""
+    return Source(base.kind, read_width, half, src.neg, src.absolute, sign_bit, base.operand)
+
+
+def _read_register(b, frame, record, source: Source, lane, wave_size: int) -> ir.Value:
+    """A VGPR (this lane's) or SGPR value, 32 or 64 bits (a pair, low word first)."""
+    number = Operands.read(b, record, source.operand)
+    if source.kind == "vgpr":
+        base, stride = word(b, frame, Frame.VGPR, ir.PointerType()), const(wave_size)
+        first = b.add(b.mul(number, stride), lane)
+        low = b.load(element(b, base, first, I32), typ=I32)
+        if source.width <= 32:
+            return low
+        high = b.load(element(b, base, b.add(first, stride), I32), typ=I32)
+    else:
+        base = word(b, frame, Frame.SGPR, ir.PointerType())
+        low = b.load(element(b, base, number, I32), typ=I32)
+        if source.width <= 32:
+            return low
+        high = b.load(element(b, base, b.add(number, const(1)), I32), typ=I32)
+    return b.or_(b.zext(low, I64), b.shl(b.zext(high, I64), const(32)))
+
+
+def _modified(b, value: ir.Value, source: Source) -> ir.Value:
+    """The half a 16-bit operand names, then abs and neg of its sign bit."""
+    typ = value.type
+    if source.half == "hi":
+        value = b.lshr(value, ir.Constant(typ, 16))
+    elif source.half == "lo":
+        value = b.and_(value, ir.Constant(typ, 0xFFFF))
+    sign = ir.Constant(typ, 1 << source.sign_bit)
+    if source.absolute:
+        value = b.and_(value, b.not_(sign))
+    if source.neg:
+        value = b.xor(value, sign)
+    return value
+
+
+def _as_port(b, value: ir.Value, port) -> ir.Value:
+    """An integer value in the storage type of ``port`` (zero-extended or truncated, as astype)."""
+    target = storage_type(port.dtype)
+    if value.type == target:
+        return value
+    if target == I8:  # a flag read from a register: nonzero
+        return b.zext(b.icmp_unsigned("!=", value, ir.Constant(value.type, 0)), I8)
+    return b.zext(value, target) if value.type.width < target.width else b.trunc(value, target)
+
+
+def _lane_bit(b, mask: ir.Value, lane) -> ir.Value:
+    return b.trunc(b.and_(b.lshr(mask, lane), const(1)), I8)
+
+
+def _mask(b, frame, register: ir.Value, wave_size: int) -> ir.Value:
+    """A lane mask register (a pair in wave64) as an i64."""
+    base = word(b, frame, Frame.SGPR, ir.PointerType())
+    low = b.zext(b.load(element(b, base, register, I32), typ=I32), I64)
+    if wave_size == 32:
+        return low
+    high = b.zext(b.load(element(b, base, b.add(register, const(1)), I32), typ=I32), I64)
+    return b.or_(low, b.shl(high, const(32)))
+
+
+def _store_mask(b, frame, register: ir.Value, mask: ir.Value, wave_size: int) -> None:
+    base = word(b, frame, Frame.SGPR, ir.PointerType())
+    b.store(b.trunc(mask, I32), element(b, base, register, I32))
+    if wave_size == 64:
+        b.store(b.trunc(b.lshr(mask, const(32)), I32), element(b, base, b.add(register, const(1)), I32))
+
+
+def _mode_check(b, frame) -> None:
+    """Give the instruction to the reference engine unless MODE's float bits are the default."""
+    mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
+    default = b.icmp_unsigned("==", b.and_(mode, const(modes.FLOAT_MODE_MASK, I32)),
+                              const(modes.DEFAULT_FLOAT_MODE, I32))
+    with b.if_then(b.not_(default)):
+        b.ret(const(int(Status.REFERENCE), I32))
+
+
+def _handler(module: ir.Module, name: str) -> tuple[ir.Function, ir.IRBuilder]:
+    fn = ir.Function(module, HANDLER_TYPE, name)
+    return fn, ir.IRBuilder(fn.append_basic_block("entry"))
+
+
+# -- VALU -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Output:
+    kind: str  # "vgpr", "mask" (a lane bit into a mask register), "carry" (D1: bit 0 into a mask)
+    width: int = 32  # vgpr: 16 (a half), 32, 64
+    high: bool = False
+    operand: int = -1  # the record word with the register (-1: a NULL destination)
+
+
+def bind_valu(inst: Instruction, ctx: Context) -> Bound | None:
+    if "DPP" in inst.fmt.name or "SDWA" in inst.fmt.name or inst.name.startswith(reference.VALU_NO_OPERATION):
+        return None
+    if division.semantics(inst) is not None:
+        return None
+    op = reference.compiled_semantics(inst)
+    if op is None:
+        return None
+    ops = valu.operands_of(inst, op)
+    if ops.clamp or ops.omod or ops.dpp is not None:
+        return None
+    words = Operands()
+    try:
+        sources = {p.name: _valu_source(ctx, inst, ops, p, words) for p in op.inputs}
+        outputs = {p.name: _valu_output(ctx, ops, p, words) for p in op.outputs}
+    except Unsupported:
+        return None
+    wave_size = ctx.waves.wave_size
+    float_check = any(opnd.float_kind(s.fmt) for s in ops.sources.values()) or \
+        bool(ops.vdst and opnd.float_kind(ops.vdst.fmt))
+    arch, enum, name, text = _semantics(op)
+    key = (f"valu {arch} {enum} {name} {_text_digest(text)} wave{wave_size} mode={float_check} "
+           f"in={sorted(sources.items())} out={sorted(outputs.items())}")
+
+    def define(module: ir.Module, symbol: str) -> None:
+        semantics = ElementSemantics(module, arch, enum, name, text)
+        _define_valu(module, symbol, semantics, sources, outputs, wave_size, float_check)
+
+    return Bound(Code(key, define), tuple(words.words))
+
+
+def _valu_source(ctx: Context, inst: Instruction, ops: valu.Operands, port, words: Operands) -> Source:
+    name = port.name
+    if name in ops.sources:
+        return _vector_source(ctx, ops.sources[name], port, ops.literal, words)
+    if name == "D0":
+        dest = ops.vdst
+        if dest is None or dest.select is not None or dest.result_half is not None:
+            raise Unsupported("D0 read without a plain VGPR destination")
+        return _vector_source(ctx, valu.Source(opnd.VGPR_BASE + dest.reg, dest.bits, dest.fmt, dest.high), port,
+                              None, words)
+    if name == "D1":
+        return Source("const", operand=words.add(0))
+    if name in ("VCC", "EXEC"):
+        reg = ops.mask_in if name == "VCC" else EXEC_LO
+        if reg >= SGPRS:
+            raise Unsupported("a lane mask read from a constant")
+        if not port.lane_bit:
+            return _scalar_source(ctx, reg, port.width, None, None, words)
+        return Source("exec_bit") if name == "EXEC" else Source("mask_bit", operand=words.add(reg))
+    if name == "laneId":
+        return Source("lane")
+    if name in ("WAVE32", "WAVE64"):
+        return Source("const", operand=words.add(ctx.waves.wave_size == int(name[4:])))
+    if name == "WAVE_MODE_IEEE":
+        return Source("ieee")
+    if name in ("SIMM32", "SIMM16") and ops.literal is not None:
+        return Source("const", operand=words.add(ops.literal))
+    if name in ops.selects:
+        return Source("const", operand=words.add(ops.selects[name]))
+    raise Unsupported(f"{inst.name}: {name} is not read natively")
+
+
+def _valu_output(ctx: Context, ops: valu.Operands, port, words: Operands) -> Output:
+    name = port.name
+    if port.lane_bit or name == "D1":
+        reg = {"D0": ops.compare_out, "VCC": ops.mask_out, "EXEC": EXEC_LO, "D1": ops.mask_out}.get(name)
+        if reg is None:
+            raise Unsupported(f"{name}'s lane bits")
+        if opnd.is_null(ctx, reg):
+            return Output("carry" if name == "D1" else "mask")
+        if ctx.waves.wave_size == 64 and reg + 1 >= SGPRS:
+            raise Unsupported("a mask at the end of the register file")
+        return Output("carry" if name == "D1" else "mask", operand=words.add(reg))
+    if name == "D0" and ops.vdst is not None:
+        dest = ops.vdst
+        if dest.select is not None or dest.result_half is not None:
+            raise Unsupported("SDWA or mix destination")
+        return Output("vgpr", 16 if dest.bits == 16 else port.width, dest.high, words.add(dest.reg))
+    raise Unsupported(f"{name} is not written natively")
+
+
+def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, outputs: dict, wave_size: int,
+                 float_check: bool) -> None:
+    fn, b = _handler(module, symbol)
+    frame, record = fn.args
+    if float_check:
+        _mode_check(b, frame)
+    exec_mask = _mask(b, frame, const(EXEC_LO), wave_size)
+    uniform = {}  # values that are the same for every lane, read once
+    for name, source in sources.items():
+        if source.kind == "sgpr":
+            uniform[name] = _read_register(b, frame, record, source, None, wave_size)
+        elif source.kind == "const":
+            uniform[name] = Operands.read(b, record, source.operand, _int(source.width))
+        elif source.kind == "mask_bit":
+            uniform[name] = _mask(b, frame, Operands.read(b, record, source.operand), wave_size)
+        elif source.kind == "ieee":
+            mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
+            uniform[name] = b.zext(b.icmp_unsigned("!=", b.and_(mode, const(modes.IEEE, I32)), const(0, I32)), I8)
+    ports = {p.name: p for p in (*semantics.inputs, *semantics.outputs)}
+    masks = [name for name, out in outputs.items() if out.kind in ("mask", "carry")]
+
+    def lane_body(b, lane, carried):
+        active = b.trunc(b.and_(b.lshr(exec_mask, lane), const(1)), I1)
+        raw = {}
+        for name, source in sources.items():
+            port = ports[name]
+            if source.kind == "vgpr":
+                value = _read_register(b, frame, record, source, lane, wave_size)
+            elif source.kind == "lane":
+                value = b.trunc(lane, I32)
+            elif source.kind == "exec_bit":
+                value = b.zext(active, I8)
+            elif source.kind == "mask_bit":
+                value = _lane_bit(b, uniform[name], lane)
+            else:
+                value = uniform[name]
+            if source.kind in ("vgpr", "sgpr", "const"):
+                value = _modified(b, value, source)
+            raw[name] = _as_port(b, value, port)
+        results = dict(zip([p.name for p in semantics.outputs], semantics.emit(b, raw), strict=True))
+        updated = []
+        for name, out in outputs.items():
+            value = results[name]
+            if out.kind == "vgpr":
+                _write_vgpr(b, frame, record, out, lane, active, value, wave_size)
+        for name, mask in zip(masks, carried, strict=True):
+            value = results[name]
+            bit = b.and_(b.zext(value, I64), const(1))
+            bit = b.select(active, bit, const(0))
+            updated.append(b.or_(mask, b.shl(bit, lane)))
+        return updated
+
+    final = counted_loop(b, wave_size, [const(0)] * len(masks), lane_body)
+    for name, mask in zip(masks, final, strict=True):
+        out = outputs[name]
+        if out.operand >= 0:
+            _store_mask(b, frame, Operands.read(b, record, out.operand), mask, wave_size)
+    b.ret(const(int(Status.NEXT), I32))
+
+
+
+def _write_vgpr(b, frame, record, out: Output, lane, active, value: ir.Value, wave_size: int) -> None:
+    base, stride = word(b, frame, Frame.VGPR, ir.PointerType()), const(wave_size)
+    first = b.add(b.mul(Operands.read(b, record, out.operand), stride), lane)
+    low_ptr = element(b, base, first, I32)
+    old = b.load(low_ptr, typ=I32)
+    if out.width == 16:
+        half = b.and_(b.trunc(value, I32) if value.type.width > 32 else b.zext(value, I32)
+                      if value.type.width < 32 else value, const(0xFFFF, I32))
+        if out.high:
+            new = b.or_(b.and_(old, const(0x0000FFFF, I32)), b.shl(half, const(16, I32)))
+        else:
+            new = b.or_(b.and_(old, const(0xFFFF0000, I32)), half)
+        b.store(b.select(active, new, old), low_ptr)
+        return
+    wide = b.zext(value, I64) if value.type.width < 64 else value
+    b.store(b.select(active, b.trunc(wide, I32), old), low_ptr)
+    if out.width > 32:
+        high_ptr = element(b, base, b.add(first, stride), I32)
+        old_high = b.load(high_ptr, typ=I32)
+        b.store(b.select(active, b.trunc(b.lshr(wide, const(32)), I32), old_high), high_ptr)
+
+
+# -- SALU -------------------------------------------------------------------------------------------
+
+
+def bind_salu(inst: Instruction, ctx: Context) -> Bound | None:
+    root = inst.isa.root_of(inst.fmt)
+    op = reference.compiled_semantics(inst)
+    if op is None:
+        return None
+    operand_fmt = {f: (inst.idef.operand(f).fmt if inst.idef.operand(f) else None) for f in ("ssrc0", "ssrc1", "sdst")}
+    if any(opnd.float_kind(fmt) for fmt in operand_fmt.values()):
+        return None
+    fields = dict(zip(("S0", "S1"), reference.SALU_SOURCES[root]))
+    reads = {p.name for p in op.inputs}
+    immediate_port = None if root != "SOPK" or "SIMM16" in reads else "S1" if "S1" in reads else "S0"
+    literal, sdst = inst.get("literal"), inst.get("sdst")
+    m0 = 124 if inst.isa.arch == "cdna" else 125
+    registers = {"EXEC": EXEC_LO, "VCC": VCC_LO, "M0": m0}
+    words = Operands()
+    wave_size = ctx.waves.wave_size
+    try:
+        sources = {}
+        for port in op.inputs:
+            name, width = port.name, reference.port_width(op, port.name)
+            if name == immediate_port or name == "SIMM16":
+                sources[name] = Source("const", operand=words.add(inst["simm16"]))
+            elif name in fields:
+                sources[name] = _scalar_source(ctx, inst[fields[name]], width, operand_fmt[fields[name]], literal, words)
+            elif name == "D0":
+                sources[name] = _scalar_source(ctx, sdst, width, None, None, words)
+            elif name in registers:
+                sources[name] = _scalar_source(ctx, registers[name], width, None, None, words)
+            elif name == "SIMM32":
+                sources[name] = Source("const", operand=words.add(literal))
+            elif name in ("WAVE32", "WAVE64"):
+                sources[name] = Source("const", operand=words.add(wave_size == int(name[4:])))
+            elif name in ("SCC", "PC", "VCCZ", "EXECZ"):
+                sources[name] = Source(name.lower(), operand=words.add(VCC_LO if name == "VCCZ" else EXEC_LO)
+                                       if name in ("VCCZ", "EXECZ") else -1)
+            elif name == "WAVE_MODE_IEEE":
+                sources[name] = Source("ieee")
+            elif name in reference.CONDITIONAL_DEBUG_FLAGS:
+                sources[name] = Source("const", operand=words.add(0))  # no debugger attached
+            else:
+                return None
+        outputs = {}
+        for port in op.outputs:
+            name = port.name
+            if name == "D0":
+                reg = sdst
+            elif name in registers:
+                reg = registers[name]
+            elif name in ("SCC", "PC"):
+                outputs[name] = Output(name.lower())
+                continue
+            else:
+                return None
+            # EXEC and VCC take as many bits as the wave has lanes, whatever the pseudocode's width
+            width = reference.port_width(op, name) if name == "D0" else 64 if wave_size == 64 and name != "M0" else 32
+            if opnd.is_null(ctx, reg):
+                outputs[name] = Output("sgpr", width)
+                continue
+            if width > 32 and reg + 1 >= SGPRS:
+                return None
+            outputs[name] = Output("sgpr", width, operand=words.add(reg))
+    except Unsupported:
+        return None
+    arch, enum, name, text = _semantics(op)
+    key = (f"salu {arch} {enum} {name} {_text_digest(text)} wave{wave_size} size={inst.size} "
+           f"in={sorted(sources.items())} out={sorted(outputs.items())}")
+
+    def define(module: ir.Module, symbol: str) -> None:
+        semantics = ElementSemantics(module, arch, enum, name, text)
+        _define_salu(module, symbol, semantics, sources, outputs, wave_size)
+
+    return Bound(Code(key, define), tuple(words.words))
+
+
+def _define_salu(module, symbol, semantics: ElementSemantics, sources: dict, outputs: dict, wave_size: int) -> None:
+    fn, b = _handler(module, symbol)
+    frame, record = fn.args
+    ports = {p.name: p for p in (*semantics.inputs, *semantics.outputs)}
+    scc_ptr, pc_ptr = word(b, frame, Frame.SCC, ir.PointerType()), word(b, frame, Frame.PC, ir.PointerType())
+    raw = {}
+    for name, source in sources.items():
+        if source.kind == "sgpr":
+            value = _read_register(b, frame, record, source, None, wave_size)
+        elif source.kind == "const":
+            value = Operands.read(b, record, source.operand, _int(source.width))
+        elif source.kind == "scc":
+            value = b.load(scc_ptr, typ=I8)
+        elif source.kind == "pc":
+            value = b.load(pc_ptr, typ=I64)
+        elif source.kind in ("vccz", "execz"):
+            mask = _mask(b, frame, Operands.read(b, record, source.operand), wave_size)
+            value = b.zext(b.icmp_unsigned("==", mask, const(0)), I8)
+        else:  # ieee
+            mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
+            value = b.zext(b.icmp_unsigned("!=", b.and_(mode, const(modes.IEEE, I32)), const(0, I32)), I8)
+        raw[name] = _as_port(b, value, ports[name])
+    results = dict(zip([p.name for p in semantics.outputs], semantics.emit(b, raw), strict=True))
+    status = Status.NEXT
+    base = word(b, frame, Frame.SGPR, ir.PointerType())
+    for name, out in outputs.items():
+        value = results[name]
+        if out.kind == "scc":
+            b.store(value, scc_ptr)
+        elif out.kind == "pc":
+            b.store(value, pc_ptr)
+            status = Status.JUMPED
+        elif out.operand >= 0:
+            reg = Operands.read(b, record, out.operand)
+            wide = b.zext(value, I64) if value.type.width < 64 else value
+            b.store(b.trunc(wide, I32), element(b, base, reg, I32))
+            if out.width > 32:
+                b.store(b.trunc(b.lshr(wide, const(32)), I32), element(b, base, b.add(reg, const(1)), I32))
+    b.ret(const(int(status), I32))
+
+
+
+# -- program control --------------------------------------------------------------------------------
+
+CONTROL_STATUS = {"S_ENDPGM": Status.END, "S_ENDPGM_SAVED": Status.END, "S_BARRIER": Status.BARRIER,
+                  "S_BARRIER_SIGNAL": Status.BARRIER}
+
+
+def bind_control(inst: Instruction, ctx: Context) -> Bound | None:
+    """ops/control.py's instructions: a handler that only returns what the loop does with the wave."""
+    status = CONTROL_STATUS.get(inst.name, Status.NEXT)
+
+    def define(module: ir.Module, symbol: str) -> None:
+        _, b = _handler(module, symbol)
+        b.ret(const(int(status), I32))
+
+    return Bound(Code(f"control {status.name}", define), ())

@@ -1,0 +1,184 @@
+"""Compiling the native engine's code: the wave loop and the handler variants, each one LLVM module.
+
+Every piece of code is a `Code`: a key (text naming everything its IR depends on) and a function that
+defines it in a module. The modules a process has not compiled yet are compiled together by one MCJIT
+engine (one code-generation pass for a program's new variants), and each module's object is kept on
+disk as ``<cache_dir()>/native/engine/<digest>.o``, the digest covering the key and the compiler's
+whole environment (`jit.environment_key`: gpubench and LLVM versions, the host CPU and its features,
+the sources of the pseudocode compiler and of its native backend); this package's sources are in the
+key too. A later process loads the object into an empty module and generates no code.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from gpubench.compiler.backend.cache import write_atomically
+from gpubench.compiler.backend.operands import BackendUnsupported
+from gpubench.compiler.native.jit import environment_key, native_cache_dir, optimise, target_machine
+
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+PTR = ir.PointerType()
+HANDLER_TYPE = ir.FunctionType(I32, [PTR, PTR])  # i32 handler(ptr frame, ptr record)
+STATS = {"compiled": 0, "loaded": 0, "refused": 0}  # modules, for tests and measurements
+
+
+@dataclass(frozen=True)
+class Code:
+    key: str  # everything the IR depends on
+    define: Callable[[ir.Module, str], None]  # adds the function of that name to the module
+
+
+_addresses: dict[str, int] = {}
+_refusals: dict[str, BackendUnsupported] = {}
+_engines: list[object] = []  # engines own the code: they live as long as the process
+
+
+def addresses(codes: list[Code]) -> dict[str, int | BackendUnsupported]:
+    """Each code's function address (compiled, or loaded from the disk cache), or the refusal that
+    its definition raised."""
+    missing = {c.key: c for c in codes if c.key not in _addresses and c.key not in _refusals}
+    if missing:
+        _build(list(missing.values()))
+    return {c.key: _addresses.get(c.key) or _refusals[c.key] for c in codes}
+
+
+@functools.cache
+def _package_fingerprint() -> str:
+    digest = hashlib.sha256(environment_key().encode())
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def digest(key: str) -> str:
+    return hashlib.sha256(f"{_package_fingerprint()}\0{key}".encode()).hexdigest()[:32]
+
+
+def symbol(key: str) -> str:
+    return f"gbn_{digest(key)}"
+
+
+def _cache_directory() -> Path | None:
+    root = native_cache_dir()
+    return None if root is None else root / "engine"
+
+
+def _build(codes: list[Code]) -> None:
+    directory = _cache_directory()
+    modules, cached, built = [], {}, {}
+    for code in codes:
+        name = digest(code.key)
+        path = directory / f"{name}.o" if directory else None
+        data = _read(path)
+        if data is not None:
+            module = llvm.parse_assembly("")
+            cached[name] = data
+        else:
+            try:
+                module = _compile_ir(code, name)
+            except BackendUnsupported as refusal:
+                _refusals[code.key] = refusal
+                STATS["refused"] += 1
+                continue
+            built[name] = path
+        module.name = name
+        modules.append((code, module))
+    if not modules:
+        return
+    engine = llvm.create_mcjit_compiler(modules[0][1], target_machine())
+    for _, module in modules[1:]:
+        engine.add_module(module)
+
+    def notify(module, buffer: bytes) -> None:
+        path = built.get(module.name)
+        if path is not None:
+            try:
+                write_atomically(path, bytes(buffer))
+            except OSError:
+                pass  # a read-only cache only costs the next process a compile
+
+    engine.set_object_cache(notify, lambda module: cached.get(module.name))
+    engine.finalize_object()
+    _engines.append(engine)
+    STATS["compiled"] += len(built)
+    STATS["loaded"] += len(cached)
+    for code, _ in modules:
+        address = engine.get_function_address(symbol(code.key))
+        if not address:
+            raise RuntimeError(f"native engine: {symbol(code.key)} is missing from its object ({code.key})")
+        _addresses[code.key] = address
+
+
+def _read(path: Path | None) -> bytes | None:
+    if path is None or not path.exists():
+        return None
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _compile_ir(code: Code, name: str) -> llvm.ModuleRef:
+    module = ir.Module(name=name)
+    module.triple = llvm.get_process_triple()
+    module.data_layout = str(target_machine().target_data)
+    code.define(module, symbol(code.key))
+    parsed = llvm.parse_assembly(str(module))
+    parsed.verify()
+    optimise(parsed)
+    return parsed
+
+
+# -- IR helpers shared by the loop and the handlers ---------------------------------------------------
+
+
+def word(b: ir.IRBuilder, block: ir.Value, slot: int, typ: ir.Type = I64) -> ir.Value:
+    """Slot ``slot`` of a block of 64-bit words (the dispatch block, a frame, a record)."""
+    return b.load(b.gep(block, [ir.Constant(I64, int(slot))], source_etype=I64), typ=typ)
+
+
+def set_word(b: ir.IRBuilder, block: ir.Value, slot: int, value: ir.Value) -> None:
+    b.store(value, b.gep(block, [ir.Constant(I64, int(slot))], source_etype=value.type))
+
+
+def element(b: ir.IRBuilder, base: ir.Value, index: ir.Value, typ: ir.Type) -> ir.Value:
+    """A pointer to element ``index`` of an array of ``typ`` at ``base``."""
+    return b.gep(base, [index], source_etype=typ)
+
+
+def const(value: int, typ: ir.Type = I64) -> ir.Constant:
+    return ir.Constant(typ, value)
+
+
+def counted_loop(b: ir.IRBuilder, count: int, carried: list[ir.Value], body) -> list[ir.Value]:
+    """``for i in range(count)``: ``body(b, i, values) -> values`` with loop-carried ``values``;
+    returns their final values. The builder is left after the loop."""
+    fn = b.function
+    before = b.block
+    head = fn.append_basic_block("lanes")
+    after = fn.append_basic_block("lanes.done")
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64, "lane")
+    i.add_incoming(const(0), before)
+    phis = []
+    for value in carried:
+        phi = b.phi(value.type)
+        phi.add_incoming(value, before)
+        phis.append(phi)
+    results = body(b, i, phis)
+    nxt = b.add(i, const(1))
+    for phi, value in zip(phis, results, strict=True):
+        phi.add_incoming(value, b.block)
+    i.add_incoming(nxt, b.block)
+    b.cbranch(b.icmp_unsigned("<", nxt, const(count)), head, after)
+    b.position_at_end(after)
+    return results

@@ -1,0 +1,213 @@
+"""Running a dispatch on the native engine.
+
+A `NativeProgram` is the code around a dispatch's entry point bound to records: a table with one entry
+per code dword (a record index, unbound, or "the reference engine runs this"), and per record the
+handler's address, the instruction's size and its operand words. It is bound once per code content and
+reused by every dispatch of it in the process (checked against a copy of the code bytes, so code
+written again at the same address is bound again). Binding decodes forward from the entry point and
+compiles every new handler variant in one batch; PCs the loop finds unbound later are bound then.
+
+Scheduling: every running wave runs natively, in wave order, until it ends, reaches a barrier, an
+instruction for the reference engine, an unbound PC or the call's budget. Then the waves stopped
+at reference instructions run those through the reference engine (`Runner.execute`), the waves at
+the lowest PC first, all waves at one PC together; barriers are released when no wave can run. The
+order is a function of the program and its inputs only, so runs are deterministic; waves of a
+workgroup interleave at barriers and reference instructions, not instruction by instruction as in
+the reference engine (results differ only for programs whose waves race on memory).
+
+Native code runs without the GIL (ctypes releases it), so the client's Python threads run meanwhile.
+"""
+from __future__ import annotations
+
+import ctypes
+import time
+
+import numpy as np
+
+from gpubench.emu import executor
+from gpubench.emu.context import Context
+from gpubench.emu.memory import AddressSpace
+from gpubench.emu.native import alu, build, memory
+from gpubench.emu.native.layout import (MAP_WORDS, RECORD_FN, RECORD_OPERANDS, RECORD_SIZE, RECORD_WORDS, Binding,
+                                        Dispatch, Status)
+from gpubench.emu.native.loop import loop_code
+from gpubench.emu.ops import alu as reference_alu
+from gpubench.emu.ops import claimed, control, memory_ops
+from gpubench.emu.waves import WaveState
+from gpubench.isa.decoder import DecodeError
+
+# Which native binder takes the instructions each reference handler factory claims.
+BINDERS = {reference_alu.vector_alu: alu.bind_valu, reference_alu.scalar_alu: alu.bind_salu,
+           control.control: alu.bind_control, memory_ops.scalar_load: memory.bind_scalar_load,
+           memory_ops.vector_load_store: memory.bind_global}
+WINDOW_BYTES = 4 << 20  # the code a program's table covers, at most (around the entry point)
+PREBIND_INSTRUCTIONS = 4096  # decoded forward from the entry point when a program is first bound
+SLICE = 1 << 22  # wave-instructions per native call: the watchdog's clock is read between calls
+MAX_PROGRAMS = 4096
+_programs: dict[tuple, NativeProgram] = {}
+_loops: dict[int, object] = {}
+
+
+def usable(ctx: Context) -> bool:
+    """Whether the native engine can run this Context: an AddressSpace of its own class that no tool
+    watches (a recorder sees every access through Python)."""
+    return type(ctx.memory) is AddressSpace and "read" not in ctx.memory.__dict__
+
+
+class NativeProgram:
+    def __init__(self, ctx: Context, base: int, code: np.ndarray):
+        self.target, self.wave_size, self.vgprs = ctx.isa.target.name, ctx.waves.wave_size, ctx.waves.vgpr.shape[1]
+        self.base, self.code = base, code.copy()
+        self.table = np.full(len(code) // 4, int(Binding.UNBOUND), np.int32)
+        self.records = np.zeros((0, RECORD_WORDS), np.int64)
+        self.names: list[tuple[str, ...]] = []  # per record: the instruction names (VOPD: both halves)
+        self.bound = 0  # instructions bound natively (the rest run on the reference engine)
+
+    @classmethod
+    def for_dispatch(cls, ctx: Context, entry: int) -> NativeProgram | None:
+        mapping = ctx.memory.find(entry)
+        if mapping is None:
+            return None
+        start = max(mapping.base, entry - WINDOW_BYTES // 2) & ~3
+        end = min(mapping.end, start + WINDOW_BYTES)
+        code = mapping.data[start - mapping.base:end - mapping.base]
+        key = (ctx.isa.target.name, ctx.waves.wave_size, ctx.waves.vgpr.shape[1], start, end)
+        program = _programs.get(key)
+        if program is None or not np.array_equal(program.code, code):
+            if len(_programs) >= MAX_PROGRAMS:
+                _programs.clear()
+            program = _programs[key] = cls(ctx, start, code)
+        return program
+
+    def covers(self, pc: int) -> bool:
+        return 0 <= pc - self.base < 4 * len(self.table) and pc % 4 == 0
+
+    def bind(self, ctx: Context, reference: executor.Program, pcs: list[int], forward: bool = False) -> None:
+        """Bind the instructions at ``pcs`` (with ``forward``: and those after each, up to an
+        undecodable word or PREBIND_INSTRUCTIONS), compiling new handlers in one batch."""
+        found: list[tuple[int, object, alu.Bound | None]] = []
+        for start in pcs:
+            pc, count = start, 0
+            while self.covers(pc) and self.table[(pc - self.base) // 4] == Binding.UNBOUND and \
+                    count < (PREBIND_INSTRUCTIONS if forward else 1):
+                try:
+                    inst, _ = reference.lookup(pc)
+                    make, _ = claimed(inst)
+                except Exception:  # noqa: BLE001 - the reference engine reports it if a wave gets there
+                    if pc == start:
+                        self.table[(pc - self.base) // 4] = Binding.REFERENCE
+                    break
+                binder = BINDERS.get(make)
+                found.append((pc, inst, binder(inst, ctx) if binder else None))
+                if inst.name == "S_CODE_END":
+                    break
+                pc, count = pc + inst.size, count + 1
+        compiled = build.addresses([b.code for _, _, b in found if b is not None])
+        rows = []
+        for pc, inst, bound in found:
+            address = compiled.get(bound.code.key) if bound is not None else None
+            if not isinstance(address, int):
+                self.table[(pc - self.base) // 4] = Binding.REFERENCE
+                continue
+            row = np.zeros(RECORD_WORDS, np.int64)
+            row[RECORD_FN], row[RECORD_SIZE] = address, inst.size
+            row[RECORD_OPERANDS:RECORD_OPERANDS + len(bound.operands)] = np.array(bound.operands, np.uint64).view(np.int64)
+            self.table[(pc - self.base) // 4] = len(self.names)
+            rows.append(row)
+            self.names.append(tuple(i.name for i in (inst.idef, inst.idef_y) if i))
+        if rows:
+            self.records = np.concatenate([self.records, np.stack(rows)])
+            self.bound += len(rows)
+
+
+class _MapTable:
+    """The AddressSpace's mappings as the native code reads them, rebuilt when they change."""
+
+    def __init__(self) -> None:
+        self.memory, self.generation, self.array = None, -1, np.zeros((0, MAP_WORDS), np.int64)
+
+    def of(self, memory_: AddressSpace) -> np.ndarray:
+        if memory_ is not self.memory or memory_.generation != self.generation:
+            rows = [(m.base, m.end, m.data.ctypes.data, m.writable) for m in memory_.mappings]
+            self.array = np.array(rows, np.int64).reshape(-1, MAP_WORDS)
+            self.memory, self.generation = memory_, memory_.generation
+        return self.array
+
+
+_maps = _MapTable()
+
+
+def _loop(wave_size: int):
+    fn = _loops.get(wave_size)
+    if fn is None:
+        address = build.addresses([loop_code(wave_size)])[loop_code(wave_size).key]
+        fn = _loops[wave_size] = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+    return fn
+
+
+def run(ctx: Context, watchdog: executor.Watchdog) -> None:
+    """Run every wave of ``ctx`` to its end, natively where the program is bound (see the module)."""
+    w = ctx.waves
+    runner = executor.Runner(ctx, watchdog)
+    if w.count == 0:
+        return
+    program = NativeProgram.for_dispatch(ctx, int(w.pc[0]))
+    if program is None:
+        runner.run()
+        return
+    if program.bound == 0 and program.covers(int(w.pc[0])):
+        program.bind(ctx, runner.program, [int(w.pc[0])], forward=True)
+    loop = _loop(w.wave_size)
+    maps = _maps.of(ctx.memory)
+    block = np.zeros(int(Dispatch.SLOTS), np.int64)
+    reached = np.zeros(0, np.uint8)
+    fixed = {Dispatch.SGPR: w.sgpr, Dispatch.VGPR: w.vgpr, Dispatch.PC: w.pc, Dispatch.SCC: w.scc,
+             Dispatch.MODE: w.mode, Dispatch.EXECUTED: w.executed, Dispatch.MAPS: maps}
+    for slot, array in fixed.items():
+        assert array.flags.c_contiguous
+        block[slot] = array.ctypes.data
+    block[Dispatch.VGPR_STRIDE] = w.vgpr.strides[0]
+    block[Dispatch.CODE_BASE], block[Dispatch.TABLE_LENGTH] = program.base, len(program.table)
+    block[Dispatch.TABLE] = program.table.ctypes.data
+    block[Dispatch.MAP_COUNT] = len(maps)
+    stats = ctx.stats
+    while True:
+        running = np.flatnonzero(w.state == WaveState.RUNNING)
+        if not running.size:
+            if not (w.state == WaveState.BARRIER).any():
+                break
+            runner.release_barriers()
+            continue
+        if len(reached) < len(program.records):
+            reached = np.concatenate([reached, np.zeros(len(program.records) - len(reached), np.uint8)])
+        statuses = np.zeros(len(running), np.int32)
+        remaining = watchdog.max_wave_instructions - stats["wave_instructions"]
+        block[Dispatch.RECORDS], block[Dispatch.REACHED] = program.records.ctypes.data, reached.ctypes.data
+        block[Dispatch.WAVE_LIST], block[Dispatch.WAVE_COUNT] = running.ctypes.data, len(running)
+        block[Dispatch.STATUS_LIST] = statuses.ctypes.data
+        block[Dispatch.BUDGET] = min(SLICE, remaining + 1)
+        block[Dispatch.WAVE_INSTRUCTIONS] = block[Dispatch.LANE_OPERATIONS] = 0
+        loop(block.ctypes.data)
+        native = int(block[Dispatch.WAVE_INSTRUCTIONS])
+        stats["wave_instructions"] += native
+        stats["steps"] += native
+        stats["lane_operations"] += int(block[Dispatch.LANE_OPERATIONS])
+        if stats["wave_instructions"] > watchdog.max_wave_instructions or \
+                time.perf_counter() - runner.start > watchdog.max_seconds:
+            raise executor.WatchdogTimeout(executor.hang_report(ctx, runner.program, watchdog))
+        w.state[running[statuses == Status.END]] = WaveState.DONE
+        w.state[running[statuses == Status.BARRIER]] = WaveState.BARRIER
+        unbound = running[statuses == Status.UNBOUND]
+        pcs = np.unique(w.pc[unbound]).tolist()
+        bindable = [pc for pc in pcs if program.covers(pc)]
+        if bindable:
+            program.bind(ctx, runner.program, bindable, forward=True)
+        outside = set(pcs) - set(bindable)
+        by_reference = running[(statuses == Status.REFERENCE) |
+                               ((statuses == Status.UNBOUND) & np.isin(w.pc[running], list(outside)))]
+        at = w.pc[by_reference]
+        for pc in np.unique(at).tolist():  # lowest PC first; each group one instruction
+            runner.execute(pc, by_reference[at == pc])
+    names = stats.setdefault("executed", set())
+    for index in np.flatnonzero(reached).tolist():
+        names.update(program.names[index])
