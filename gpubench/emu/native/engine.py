@@ -195,16 +195,21 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
         if stats["wave_instructions"] > watchdog.max_wave_instructions or \
                 time.perf_counter() - runner.start > watchdog.max_seconds:
             raise executor.WatchdogTimeout(executor.hang_report(ctx, runner.program, watchdog))
-        w.state[running[statuses == Status.END]] = WaveState.DONE
+        ended = statuses == Status.END
+        if ended.all():  # the common case: every wave ran to s_endpgm
+            w.state[running] = WaveState.DONE
+            continue
+        w.state[running[ended]] = WaveState.DONE
         w.state[running[statuses == Status.BARRIER]] = WaveState.BARRIER
         unbound = running[statuses == Status.UNBOUND]
-        pcs = np.unique(w.pc[unbound]).tolist()
-        bindable = [pc for pc in pcs if program.covers(pc)]
-        if bindable:
-            program.bind(ctx, runner.program, bindable, forward=True)
-        outside = set(pcs) - set(bindable)
-        by_reference = running[(statuses == Status.REFERENCE) |
-                               ((statuses == Status.UNBOUND) & np.isin(w.pc[running], list(outside)))]
+        if len(unbound):
+            pcs = np.unique(w.pc[unbound]).tolist()
+            bindable = [pc for pc in pcs if program.covers(pc)]
+            if bindable:
+                program.bind(ctx, runner.program, bindable, forward=True)
+            outside = [pc for pc in pcs if not program.covers(pc)]
+            unbound = unbound[np.isin(w.pc[unbound], outside)]  # the rest run natively next round
+        by_reference = np.sort(np.concatenate([running[statuses == Status.REFERENCE], unbound]))
         at = w.pc[by_reference]
         for pc in np.unique(at).tolist():  # lowest PC first; each group one instruction
             runner.execute(pc, by_reference[at == pc])

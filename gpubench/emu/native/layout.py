@@ -19,8 +19,9 @@ class Status(enum.IntEnum):
     BUDGET = 6  # the call's budget of wave-instructions is spent (the loop's own status)
 
 
-class Dispatch(enum.IntEnum):
-    """Slots of the dispatch block: the waves' arrays, the program, the memory map, counters."""
+class Dispatch:
+    """Slots of the dispatch block: the waves' arrays, the program, the memory map, counters. (Plain
+    ints, not an enum: the engine reads them every round, and an enum member costs a lookup.)"""
 
     SGPR = 0  # uint32 [waves, 128]
     VGPR = 1  # uint32 [waves, vgprs, lanes]
@@ -46,7 +47,7 @@ class Dispatch(enum.IntEnum):
     SLOTS = 24
 
 
-class Frame(enum.IntEnum):
+class Frame:
     """Slots of one wave's frame, which the loop fills and passes to every handler."""
 
     SGPR = 0  # this wave's uint32 [128]
