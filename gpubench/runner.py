@@ -7,7 +7,7 @@ tinygrad seam and summing the emulator statistics over xdist workers (-n N): pro
 the summary ends with gpubench's section, and --json-report writes it as JSON.
 
 The dispatch tools (gpubench.debug.tools) are asked for through the environment, which xdist
-workers inherit: --record DIR saves dispatches for `gpubench replay` and `gpubench debug
+workers inherit, as is the engine (--engine, GPUBENCH_ENGINE): --record DIR saves dispatches for `gpubench replay` and `gpubench debug
 --recorded`, --fidelity prints the instructions executed, --trace and --timeline write the first
 dispatch chosen by --dispatch N / --kernel NAME.
 """
@@ -35,6 +35,9 @@ def suite_path(suite: str) -> str:
 @click.option("--dev", default="MOCKKFD+AMD", show_default=True,
               help="tinygrad device string: MOCKKFD+AMD, MOCKKFD+AMD:LLVM:gfx1100, ...")
 @click.option("--gpus", type=int, default=None, help="emulated GPUs in the machine (default 1)")
+@click.option("--engine", type=click.Choice(["native", "reference"]), default=None,
+              help="what runs the waves: native code (the default) or the numpy reference engine "
+                   "(GPUBENCH_ENGINE)")
 @click.option("--json-report", "json_report", type=click.Path(dir_okay=False, writable=True), default=None,
               help="write the run summary (outcomes, emulator statistics) as JSON")
 @click.option("--record", type=click.Path(file_okay=False), default=None,
@@ -48,7 +51,7 @@ def suite_path(suite: str) -> str:
 @click.option("--kernel", default=None, help="choose dispatches of kernels matching this name (a glob) for the tools")
 @click.argument("suite")
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
-def run(dev: str, gpus: int | None, json_report: str | None, record: str | None, fidelity: bool, trace: str | None,
+def run(dev: str, gpus: int | None, engine: str | None, json_report: str | None, record: str | None, fidelity: bool, trace: str | None,
         timeline: str | None, dispatch: int | None, kernel: str | None, suite: str, pytest_args: tuple[str, ...]) -> None:
     """Run SUITE (built-in name or path) with pytest on emulated GPUs; extra arguments go to pytest
     (e.g. -n 2 for two workers, -k matmul)."""
@@ -65,6 +68,8 @@ def run(dev: str, gpus: int | None, json_report: str | None, record: str | None,
             os.environ[ENV[name]] = value
     if gpus is not None:
         os.environ["GPUBENCH_GPUS"] = str(gpus)
+    if engine is not None:
+        os.environ["GPUBENCH_ENGINE"] = engine
     args = [suite_path(suite), "-p", "no:cacheprovider", *pytest_args]
     if json_report:
         args += ["--gpubench-json", json_report]

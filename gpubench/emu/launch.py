@@ -44,6 +44,8 @@ class LaunchStats:
     waves: int
     lane_operations: int  # active lanes summed over wave-instructions
     executed: set[str] = field(default_factory=set)  # names of the instructions the dispatch reached
+    # wave-instructions the native engine left to the reference engine, by instruction name
+    by_reference: dict[str, int] = field(default_factory=dict)
 
 
 def prepare_context(memory: AddressSpace, target: str, desc: KernelDescriptor, program: int,
@@ -67,7 +69,7 @@ def prepare_context(memory: AddressSpace, target: str, desc: KernelDescriptor, p
 def stats(ctx: Context) -> LaunchStats:
     """The LaunchStats of a Context that has run."""
     return LaunchStats(ctx.stats["wave_instructions"], ctx.stats["steps"], ctx.waves.count,
-                       ctx.stats["lane_operations"], ctx.stats.get("executed", set()))
+                       ctx.stats["lane_operations"], ctx.stats.get("executed", set()), ctx.stats.get("by_reference", {}))
 
 
 def engine() -> str:

@@ -171,6 +171,7 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
     block[Dispatch.TABLE] = program.table.ctypes.data
     block[Dispatch.MAP_COUNT] = len(maps)
     stats = ctx.stats
+    left = stats.setdefault("by_reference", {})
     while True:
         running = np.flatnonzero(w.state == WaveState.RUNNING)
         if not running.size:
@@ -212,7 +213,9 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
         by_reference = np.sort(np.concatenate([running[statuses == Status.REFERENCE], unbound]))
         at = w.pc[by_reference]
         for pc in np.unique(at).tolist():  # lowest PC first; each group one instruction
-            runner.execute(pc, by_reference[at == pc])
+            group = by_reference[at == pc]
+            name = runner.execute(pc, group).name
+            left[name] = left.get(name, 0) + len(group)
     names = stats.setdefault("executed", set())
     for index in np.flatnonzero(reached).tolist():
         names.update(program.names[index])
