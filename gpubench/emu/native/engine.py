@@ -15,7 +15,8 @@ order is a function of the program and its inputs only, so runs are deterministi
 workgroup interleave at barriers and reference instructions, not instruction by instruction as in
 the reference engine (results differ only for programs whose waves race on memory).
 
-Native code runs without the GIL (ctypes releases it), so the client's Python threads run meanwhile.
+Native code of a dispatch over more than a few hundred lanes runs without the GIL, so the client's
+Python threads run meanwhile; a smaller one keeps it (it is over before a thread switch would pay).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ import numpy as np
 
 from gpubench.emu import executor
 from gpubench.emu.context import Context
+from gpubench.emu.cp import interpreter
 from gpubench.emu.memory import AddressSpace
 from gpubench.emu.native import alu, build, memory
 from gpubench.emu.native.layout import (MAP_WORDS, RECORD_FN, RECORD_OPERANDS, RECORD_SIZE, RECORD_WORDS, Binding,
@@ -45,7 +47,7 @@ PREBIND_INSTRUCTIONS = 4096  # decoded forward from the entry point when a progr
 SLICE = 1 << 22  # wave-instructions per native call: the watchdog's clock is read between calls
 MAX_PROGRAMS = 4096
 _programs: dict[tuple, NativeProgram] = {}
-_loops: dict[int, object] = {}
+_loops: dict[tuple[int, bool], object] = {}
 
 
 def usable(ctx: Context) -> bool:
@@ -137,11 +139,16 @@ class _MapTable:
 _maps = _MapTable()
 
 
-def _loop(wave_size: int):
-    fn = _loops.get(wave_size)
+def _loop(wave_size: int, release_gil: bool):
+    """The loop as a ctypes function: one that lets go of the GIL while it runs, or one that keeps it
+    (a small dispatch is over in microseconds; giving the GIL to a client spinning on a signal would
+    cost a whole switch interval to get it back, see emu/cp/interpreter.py)."""
+    key = (wave_size, release_gil)
+    fn = _loops.get(key)
     if fn is None:
         address = build.addresses([loop_code(wave_size)])[loop_code(wave_size).key]
-        fn = _loops[wave_size] = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+        kind = ctypes.CFUNCTYPE if release_gil else ctypes.PYFUNCTYPE
+        fn = _loops[key] = kind(None, ctypes.c_void_p)(address)
     return fn
 
 
@@ -157,7 +164,7 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
         return
     if program.bound == 0 and program.covers(int(w.pc[0])):
         program.bind(ctx, runner.program, [int(w.pc[0])], forward=True)
-    loop = _loop(w.wave_size)
+    loop = _loop(w.wave_size, w.count * w.wave_size > interpreter.NUMPY_RELEASES_GIL_ABOVE)
     maps = _maps.of(ctx.memory)
     block = np.zeros(int(Dispatch.SLOTS), np.int64)
     reached = np.zeros(0, np.uint8)
