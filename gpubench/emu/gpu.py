@@ -11,7 +11,6 @@ shares the interpreter with a client spinning on a signal is cp/interpreter.py's
 """
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from typing import Callable
@@ -28,16 +27,16 @@ from gpubench.emu.hostmem import SharedMemory
 from gpubench.emu.memory import AddressSpace
 from gpubench.isa.arch import ISA
 
-log = logging.getLogger("gpubench.gpu")
 DOORBELLS = 1024  # 64-bit doorbells in the two doorbell pages of a process
 IDLE_POLL_SECONDS = 50e-6
 QUEUE_KINDS = {"compute": PM4Queue, "aql": AQLQueue, "sdma": SDMAQueue}
 
 
 class EmulatedGPU:
-    def __init__(self, target: str, interrupt: Callable[[Interrupt], None],
+    def __init__(self, target: str, interrupt: Callable[[Interrupt], None], lds_bytes: int,
                  watchdog: executor.Watchdog = executor.Watchdog()):
         self.target = target
+        self.lds_bytes = lds_bytes  # per workgroup: the product's, which the ISA target does not say
         self.arch = ISA.get(target).target.arch
         self.memory = AddressSpace()
         self.lock = threading.RLock()  # held while packets run and while the driver changes mappings
@@ -59,7 +58,8 @@ class EmulatedGPU:
             self.doorbells[doorbell] = 0
             queue_id = self._next_queue
             self._next_queue += 1
-            extra = {"target": self.target, "arch": self.arch, "watchdog": self.watchdog} if kind != "sdma" else {}
+            extra = {"target": self.target, "arch": self.arch, "lds_bytes": self.lds_bytes,
+                     "watchdog": self.watchdog} if kind != "sdma" else {}
             queue = QUEUE_KINDS[kind](queue_id, self.memory, ring_address, ring_size, read_pointer_address,
                                       write_pointer_address, self.doorbells, doorbell, self.interrupt, **extra)
             self.queues[queue_id] = queue
@@ -91,14 +91,7 @@ class EmulatedGPU:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            try:
-                busy = self.process_queues()
-            except Exception:  # a bug in the emulator must not take the client down silently
-                log.exception("command processor failed; queues stopped")
-                with self.lock:
-                    for queue in self.queues.values():
-                        queue.fail("internal emulator error (see the log)")
-                return
+            busy = self.process_queues()  # a queue's failure stops that queue only (HardwareQueue.process)
             if not busy:
                 time.sleep(IDLE_POLL_SECONDS)
 

@@ -134,7 +134,8 @@ class AddressSpace:
         ok = index >= 0
         safe = np.where(ok, index, 0)
         if len(ends):
-            ok &= addresses + np.uint64(size) <= ends[safe]
+            # the room left in the mapping, not address + size: that sum wraps at 2^64
+            ok &= (addresses < ends[safe]) & (ends[safe] - addresses >= np.uint64(size))
         else:
             ok[:] = False
         if write and ok.any():

@@ -193,3 +193,38 @@ def test_freeing_memory_gives_its_descriptor_back(bound):
         bound.ioctl(0x19, abi.MapMemoryToGpu(handle=args.handle, device_ids_array_ptr=ctypes.addressof(ids), n_devices=1))
         bound.ioctl(0x17, abi.FreeMemoryOfGpu(handle=args.handle))
     assert len(os.listdir("/proc/self/fd")) - before < 5
+
+
+def queue_buffers(bound):
+    ring, _ = bound.alloc(4096)
+    pointers, _ = bound.alloc(4096)
+    return ring, pointers, dict(ring_base_address=ring.va_addr, gpu_id=GPU, queue_type=abi.QUEUE_COMPUTE,
+                                queue_percentage=100, queue_priority=7, read_pointer_address=pointers.va_addr,
+                                write_pointer_address=pointers.va_addr + 8)
+
+
+def test_a_ring_smaller_than_the_minimum_is_raised_to_it_as_amdkfd_does(bound):
+    ring, _, good = queue_buffers(bound)
+    queue = bound.ioctl(0x02, abi.CreateQueue(ring_size=0, **good))
+    assert queue.ring_size == abi.MIN_QUEUE_RING_SIZE
+    hardware = bound.driver.nodes[GPU].gpu.queues[bound.driver.queues[queue.queue_id].hardware_id]
+    bound.ioctl(0x07, abi.UpdateQueue(queue_id=queue.queue_id, ring_base_address=ring.va_addr, ring_size=0,
+                                      queue_percentage=100))
+    assert hardware.ring_size == abi.MIN_QUEUE_RING_SIZE and hardware.active
+    fails(errno.EFAULT, bound.ioctl, 0x07, abi.UpdateQueue(queue_id=queue.queue_id, ring_base_address=1 << 40,
+                                                           ring_size=4096, queue_percentage=100))
+    bound.ioctl(0x07, abi.UpdateQueue(queue_id=queue.queue_id, ring_base_address=0, queue_percentage=100))
+    assert not hardware.active  # a ring address of 0 disables the queue
+
+
+def test_memory_a_queue_uses_cannot_be_unmapped_while_it_lives(bound):
+    ring, pointers, good = queue_buffers(bound)
+    queue = bound.ioctl(0x02, abi.CreateQueue(ring_size=4096, **good))
+    ids = (ctypes.c_uint32 * 1)(GPU)
+    unmap = lambda handle: bound.ioctl(0x19, abi.MapMemoryToGpu(handle=handle, device_ids_array_ptr=ctypes.addressof(ids),
+                                                                n_devices=1))
+    fails(errno.EBUSY, unmap, ring.handle)
+    fails(errno.EBUSY, unmap, pointers.handle)
+    bound.ioctl(0x03, abi.DestroyQueue(queue_id=queue.queue_id))
+    assert unmap(pointers.handle).n_success == 1
+

@@ -4,18 +4,22 @@ client sees and a log line, never a hang."""
 from __future__ import annotations
 
 import ctypes
+import mmap
+import struct
 import time
 
 import numpy as np
 import pytest
 
 from gpubench.drivers.kfd import abi
-from gpubench.emu.cp import pm4, sdma
+from gpubench.emu import hostmem
+from gpubench.emu.cp import aql, pm4, sdma
 from gpubench.isa.arch import ISA
 from gpubench.isa.asm import assemble
 from tests.drivers.kfd_client import GPU, Client
 
 RING = 4096
+WRITE_DISPATCH_ID = 56  # amd_queue_t
 
 
 def packet3(opcode: int, *body: int) -> list[int]:
@@ -29,15 +33,18 @@ def split(address: int) -> tuple[int, int]:
 class Queue:
     """A queue of one kind with its ring, pointers, doorbell and an event to wait on."""
 
-    def __init__(self, client: Client, queue_type: int):
+    def __init__(self, client: Client, queue_type: int, pointers=None):
         self.client = client
         self.ring, self.ring_view = client.alloc(RING)
-        self.pointers, _ = client.alloc(4096)
+        self.pointers, self.pointers_view = pointers or client.alloc(4096)
         self.queue_type = queue_type
+        # an AQL queue's pointers are amd_queue_t's write_dispatch_id and read_dispatch_id
+        read, write = (aql.READ_DISPATCH_ID, WRITE_DISPATCH_ID) if queue_type == abi.QUEUE_COMPUTE_AQL else (0, 8)
         args = client.ioctl(0x02, abi.CreateQueue(
             ring_base_address=self.ring.va_addr, ring_size=RING, gpu_id=GPU, queue_type=queue_type,
-            queue_percentage=100, queue_priority=7, read_pointer_address=self.pointers.va_addr,
-            write_pointer_address=self.pointers.va_addr + 8))
+            queue_percentage=100, queue_priority=7, read_pointer_address=self.pointers.va_addr + read,
+            write_pointer_address=self.pointers.va_addr + write))
+        self.queue_id = args.queue_id
         self.doorbell = client.doorbells(args.doorbell_offset)[(args.doorbell_offset & 0x1FFF) // 8:]
         self.put = 0  # dwords written
         page, self.events = client.alloc(abi.SIGNAL_EVENT_LIMIT * 8)
@@ -52,6 +59,13 @@ class Queue:
             ring[self.put % (RING // 4)] = word
             self.put += 1
         self.doorbell[0] = self.put * (4 if self.queue_type == abi.QUEUE_SDMA else 1)
+
+    def submit_aql(self, packet: bytes) -> None:
+        """One 64-byte AQL packet in the next slot; the write dispatch id moves past it."""
+        self.ring_view[self.put * aql.PACKET_BYTES:(self.put + 1) * aql.PACKET_BYTES] = np.frombuffer(packet, np.uint8)
+        self.put += 1
+        self.pointers_view.view(np.uint64)[WRITE_DISPATCH_ID // 8] = self.put
+        self.doorbell[0] = self.put
 
     def wait(self, timeout_ms: int = 5000) -> tuple[int, abi.EventData]:
         """Wait for the signal event or a fault/error event -> (the event id that fired, its data)."""
@@ -194,3 +208,118 @@ def test_pred_exec_runs_what_xcc_0_is_selected_for_and_skips_the_rest(client):
     queue.submit(packet3(pm4.INDIRECT_BUFFER, *split(ib.va_addr), len(stream) | (1 << 23)) + queue.end_of_pipe())
     queue.wait()
     assert list(view.view(np.uint32)[:3]) == [0, 22, 33]
+
+
+# ---- bad streams: each stops its own queue with the hardware's error, and the GPU goes on --------
+
+TOP = 2**64 - 4  # a dword whose end is the end of the 64-bit address space
+
+
+def aql_dispatch(descriptor: int, grid=(1, 1, 1), block=(1, 1, 1), private=0, group=0) -> bytes:
+    return struct.pack("<HHHHHHIIIIIQQQQ", aql.KERNEL_DISPATCH, 3, *block, 0, *grid, private, group, descriptor,
+                       0, 0, 0)
+
+
+def aql_barrier(completion_signal: int) -> bytes:
+    return struct.pack("<HHI5QQQ", aql.BARRIER_AND, 0, 0, 0, 0, 0, 0, 0, 0, completion_signal)
+
+
+def submitted(queue_type: int, words=None, packet=None):
+    """A case: a new queue of ``queue_type`` given ``words`` (PM4/SDMA) or an AQL ``packet``."""
+    def case(client: Client) -> Queue:
+        queue = Queue(client, queue_type)
+        if packet is not None:
+            descriptor, _ = client.alloc(4096)  # a zeroed kernel descriptor: what the packet says must stop it
+            queue.submit_aql(packet(descriptor.va_addr))
+        else:
+            queue.submit(words(client))
+        return queue
+    return case
+
+
+def sdma_indirect_ending_mid_packet(client: Client) -> list[int]:
+    ib, view = client.alloc(4096)
+    view.view(np.uint32)[:2] = [sdma.FENCE, 0]  # a FENCE is 4 dwords; the buffer holds 2 of them
+    return [sdma.INDIRECT, *split(ib.va_addr), 2, 0, 0]
+
+
+PM4_DISPATCH = pm4.FORCE_START_AT_000 | pm4.CS_W32_EN
+BAD_STREAMS = {  # name -> (the event it ends with, the case, what the log names)
+    "WRITE_DATA at 2^64-4": ("memory", submitted(abi.QUEUE_COMPUTE, lambda c: packet3(
+        pm4.WRITE_DATA, 5 << 8, *split(TOP), 1)), "write at 0xfffffffffffffffc"),
+    "RELEASE_MEM at 2^64-4": ("memory", submitted(abi.QUEUE_COMPUTE, lambda c: packet3(
+        pm4.RELEASE_MEM, 0, 1 << 29, *split(TOP), 1, 0, 0)), "write at 0xfffffffffffffffc"),
+    "SDMA TIMESTAMP at 2^64-4": ("memory", submitted(abi.QUEUE_SDMA, lambda c: [
+        sdma.TIMESTAMP | (sdma.SUBOP_TIMESTAMP_GET << 8), *split(TOP)]), "write at 0xfffffffffffffffc"),
+    "SDMA INDIRECT ending mid-packet": ("error", submitted(abi.QUEUE_SDMA, sdma_indirect_ending_mid_packet),
+                                        "runs past the end of the 2-dword indirect buffer"),
+    # the program lands at 0xff00000000 (COMPUTE_PGM_HI holds 8 bits), where nothing is mapped
+    "COMPUTE_PGM_HI=0xffffffff": ("either", submitted(abi.QUEUE_COMPUTE, lambda c: packet3(
+        pm4.SET_SH_REG, pm4.COMPUTE_PGM_HI - pm4.SH_REG_BASE, 0xFFFFFFFF)
+        + packet3(pm4.DISPATCH_DIRECT, 1, 1, 1, PM4_DISPATCH)), "queue stopped"),
+    "PM4 workgroup of 0xffff work-items": ("error", submitted(abi.QUEUE_COMPUTE, lambda c: dispatch_packets(
+        c, STORE_LANE_IDS, [0, 0], block=0xFFFF)), "at most 1024 fit in one"),
+    "PM4 grid of 0xffffffff^3 workgroups": ("error", submitted(abi.QUEUE_COMPUTE, lambda c: dispatch_packets(
+        c, STORE_LANE_IDS, [0, 0])[:-5] + packet3(pm4.DISPATCH_DIRECT, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF,
+                                                  PM4_DISPATCH)), "internal emulator error"),
+    "AQL workgroup_size_x=0": ("error", submitted(abi.QUEUE_COMPUTE_AQL, packet=lambda d: aql_dispatch(
+        d, block=(0, 1, 1))), "sizes must be at least 1"),
+    "AQL grid 0xffffffff, workgroup 0xffff": ("error", submitted(abi.QUEUE_COMPUTE_AQL, packet=lambda d: aql_dispatch(
+        d, grid=(0xFFFFFFFF, 1, 1), block=(0xFFFF, 1, 1))), "at most 1024 fit in one"),
+    "AQL group segment 0xffffffff": ("error", submitted(abi.QUEUE_COMPUTE_AQL, packet=lambda d: aql_dispatch(
+        d, group=0xFFFFFFFF)), "4294967295 bytes of LDS per workgroup: the GPU has 65536"),
+    "AQL private segment 0xffffffff": ("error", submitted(abi.QUEUE_COMPUTE_AQL, packet=lambda d: aql_dispatch(
+        d, private=0xFFFFFFFF)), "4294967295 bytes of scratch per work-item"),
+    # the signal's value is read at signal + 8, which wraps to 0 as the packet processor's adder does
+    "AQL completion signal at 2^64-8": ("memory", submitted(abi.QUEUE_COMPUTE_AQL, packet=lambda d: aql_barrier(
+        2**64 - 8)), "read at 0x0 "),
+}
+
+
+def a_new_queue_runs_a_dispatch(client: Client) -> None:
+    queue = Queue(client, abi.QUEUE_COMPUTE)
+    out, view = client.alloc(4096)
+    queue.submit(dispatch_packets(client, STORE_LANE_IDS, [*split(out.va_addr)], groups=2) + queue.end_of_pipe())
+    fired, _ = queue.wait()
+    assert fired == queue.event.event_id
+    assert (view.view(np.uint32)[:64].reshape(2, 32) == np.arange(32) + np.arange(2)[:, None]).all()
+
+
+@pytest.mark.parametrize("name", BAD_STREAMS)
+def test_a_bad_stream_stops_its_queue_and_a_new_queue_on_the_gpu_still_runs(client, caplog, name):
+    expected, case, logged = BAD_STREAMS[name]
+    queue = case(client)
+    fired, _ = queue.wait()
+    kinds = {"memory": {queue.faults.event_id}, "error": {queue.errors.event_id},
+             "either": {queue.faults.event_id, queue.errors.event_id}}[expected]
+    assert fired in kinds, caplog.text
+    assert "queue stopped" in caplog.text and logged in caplog.text
+    a_new_queue_runs_a_dispatch(client)
+
+
+def test_any_emulator_failure_is_a_queue_error_not_a_dead_command_processor(client, caplog, monkeypatch):
+    def broken(queue, body, depth):
+        raise KeyError("a gap in the emulator")
+    monkeypatch.setitem(pm4.PACKETS, pm4.NOP, (broken, 0))
+    queue = Queue(client, abi.QUEUE_COMPUTE)
+    queue.submit(packet3(pm4.NOP, 0))
+    fired, _ = queue.wait()
+    assert fired == queue.errors.event_id
+    assert "internal emulator error: KeyError" in caplog.text and "Traceback" in caplog.text
+    monkeypatch.undo()
+    a_new_queue_runs_a_dispatch(client)
+
+
+def test_an_aql_queue_whose_write_pointer_is_gone_stops_with_a_memory_fault(client):
+    size = 4096
+    address = hostmem.anonymous_map(0, size, 3, mmap.MAP_PRIVATE)
+    pointers = client.ioctl(0x16, abi.AllocMemoryOfGpu(va_addr=address, size=size, gpu_id=GPU, mmap_offset=address,
+                                                       flags=abi.ALLOC_USERPTR | abi.ALLOC_WRITABLE))
+    client.map(pointers.handle)
+    queue = Queue(client, abi.QUEUE_COMPUTE_AQL, pointers=(pointers, hostmem.client_array(address, size)))
+    client.driver.client_unmapped(address, size)  # the client munmaps it: the GPU mapping goes first
+    queue.doorbell[0] = 1
+    fired, data = queue.wait()
+    assert fired == queue.faults.event_id
+    assert data.data.memory_exception_data.va == address + WRITE_DISPATCH_ID
+    a_new_queue_runs_a_dispatch(client)

@@ -71,6 +71,15 @@ class GPUNode:
     runtime: dict = field(default_factory=dict)  # scratch backing, trap handler, memory policy
 
 
+@dataclass
+class KFDQueue:
+    node: GPUNode
+    hardware_id: int
+    # the memory objects holding the ring and the read and write pointers, by what they hold: while
+    # the queue lives they cannot be unmapped (amdkfd's queue_refcount on their GPU mappings)
+    buffers: dict[str, int]
+
+
 class KFDDriver:
     def __init__(self, targets: list[str], watchdog: Watchdog = Watchdog()):
         unknown = [t for t in targets if t not in MODELS]
@@ -80,13 +89,14 @@ class KFDDriver:
         self.nodes: dict[int, GPUNode] = {}
         for i, target in enumerate(targets):
             node_id = gpu_id(i + 1)
-            gpu = EmulatedGPU(target, lambda interrupt, g=node_id: self._interrupt(g, interrupt), watchdog)
+            gpu = EmulatedGPU(target, lambda interrupt, g=node_id: self._interrupt(g, interrupt),
+                              MODELS[target].lds_size_in_kb * 1024, watchdog)
             self.nodes[node_id] = GPUNode(node_id, i, target, gpu)
         self.objects: dict[int, MemoryObject] = {}
         self.by_mmap_offset: dict[int, MemoryObject] = {}
         self.events: dict[int, Event] = {}
         self.event_page: MemoryObject | None = None
-        self.queues: dict[int, tuple[GPUNode, int]] = {}  # KFD queue id -> (node, hardware queue id)
+        self.queues: dict[int, KFDQueue] = {}  # by KFD queue id
         self.changed = threading.Condition()
         self._next_handle = 1
         self._next_queue = 0
@@ -257,6 +267,10 @@ class KFDDriver:
             node = self.bound_node(int(node_id))
             if node.gpu_id not in obj.mapped_on:
                 fail(errno.EINVAL, f"memory object 0x{obj.handle:x} is not mapped on gpu_id {node.gpu_id}")
+            for queue_id, queue in self.queues.items():
+                held = [what for what, handle in queue.buffers.items() if handle == obj.handle]
+                if queue.node is node and held:
+                    fail(errno.EBUSY, f"memory object 0x{obj.handle:x} holds the {held[0]} of queue {queue_id}")
             self._unmap(node, obj)
             args.n_success += 1
 
@@ -283,43 +297,49 @@ class KFDDriver:
             fail(errno.EINVAL, f"queue type {args.queue_type}")
         if args.queue_percentage & 0xFF > abi.MAX_QUEUE_PERCENTAGE or args.queue_priority > abi.MAX_QUEUE_PRIORITY:
             fail(errno.EINVAL, f"queue percentage {args.queue_percentage & 0xFF} / priority {args.queue_priority}")
-        if args.ring_size & (args.ring_size - 1) or args.ring_size < abi.MIN_QUEUE_RING_SIZE:
-            fail(errno.EINVAL, f"ring size {args.ring_size} is not a power of two of at least {abi.MIN_QUEUE_RING_SIZE}")
-        memory = node.gpu.memory
-        for what, address, size in (("ring", args.ring_base_address, args.ring_size),
-                                    ("read pointer", args.read_pointer_address, 8),
-                                    ("write pointer", args.write_pointer_address, 8)):
-            mapping = memory.find(address)
-            if mapping is None or address + size > mapping.end:
-                fail(errno.EINVAL, f"the queue's {what} at 0x{address:x} is not in memory mapped on the GPU")
+        args.ring_size = ring_size(args.ring_size)
+        buffers = {what: self.mapped_object(node, what, address, size, errno.EINVAL).handle
+                   for what, address, size in (("ring", args.ring_base_address, args.ring_size),
+                                               ("read pointer", args.read_pointer_address, 8),
+                                               ("write pointer", args.write_pointer_address, 8))}
         queue = node.gpu.create_queue(kinds[args.queue_type], args.ring_base_address, args.ring_size,
                                       args.read_pointer_address, args.write_pointer_address)
+        queue.active = queue_is_active(args.ring_base_address, args.queue_percentage)
         args.queue_id = self._next_queue
-        self.queues[self._next_queue] = (node, queue.queue_id)
+        self.queues[self._next_queue] = KFDQueue(node, queue.queue_id, buffers)
         self._next_queue += 1
         args.doorbell_offset = (abi.MMAP_TYPE_DOORBELL << abi.MMAP_TYPE_SHIFT) | (node.gpu_id << abi.MMAP_GPU_ID_SHIFT) \
             | queue.doorbell_index * 8
 
-    def hardware_queue(self, queue_id: int):
+    def mapped_object(self, node: GPUNode, what: str, address: int, size: int, code: int) -> MemoryObject:
+        """The memory object mapped on ``node`` that holds ``size`` bytes at ``address``, or ``code``."""
+        for obj in self.objects.values():
+            if node.gpu_id in obj.mapped_on and obj.address <= address and address + size <= obj.address + obj.size:
+                return obj
+        fail(code, f"the queue's {what} at 0x{address:x} (0x{size:x} bytes) is not in memory mapped on the GPU")
+
+    def kfd_queue(self, queue_id: int) -> KFDQueue:
         if queue_id not in self.queues:
             fail(errno.EINVAL, f"no queue {queue_id}")
-        node, hardware_id = self.queues[queue_id]
-        return node, hardware_id
+        return self.queues[queue_id]
 
     def _destroy_queue(self, args):
-        node, hardware_id = self.hardware_queue(args.queue_id)
-        node.gpu.destroy_queue(hardware_id)
+        queue = self.kfd_queue(args.queue_id)
+        queue.node.gpu.destroy_queue(queue.hardware_id)
         del self.queues[args.queue_id]
 
     def _update_queue(self, args):
-        node, hardware_id = self.hardware_queue(args.queue_id)
-        if args.queue_percentage > abi.MAX_QUEUE_PERCENTAGE or args.queue_priority > abi.MAX_QUEUE_PRIORITY:
+        queue = self.kfd_queue(args.queue_id)
+        if args.queue_percentage & 0xFF > abi.MAX_QUEUE_PERCENTAGE or args.queue_priority > abi.MAX_QUEUE_PRIORITY:
             fail(errno.EINVAL, "queue percentage / priority out of range")
-        if args.ring_size & (args.ring_size - 1):
-            fail(errno.EINVAL, f"ring size {args.ring_size} is not a power of two")
-        with node.gpu.lock:
-            queue = node.gpu.queues[hardware_id]
-            queue.ring_address, queue.ring_size = args.ring_base_address, args.ring_size
+        size = ring_size(args.ring_size)
+        if args.ring_base_address:  # a ring address of 0 disables the queue and needs no memory
+            ring = self.mapped_object(queue.node, "ring", args.ring_base_address, size, errno.EFAULT)
+            queue.buffers["ring"] = ring.handle
+        with queue.node.gpu.lock:
+            hardware = queue.node.gpu.queues[queue.hardware_id]
+            hardware.ring_address, hardware.ring_size = args.ring_base_address, size
+            hardware.active = queue_is_active(args.ring_base_address, args.queue_percentage)
 
     # ---- events ------------------------------------------------------------------------------
 
@@ -456,6 +476,19 @@ class KFDDriver:
     def close(self) -> None:
         for node in self.nodes.values():
             node.gpu.close()
+
+
+def ring_size(requested: int) -> int:
+    """CREATE_QUEUE's and UPDATE_QUEUE's ring size as amdkfd takes it: a power of two or 0 (EINVAL
+    otherwise), and a smaller one than the minimum is raised to it."""
+    if requested & (requested - 1):
+        fail(errno.EINVAL, f"ring size {requested} is not a power of two or 0")
+    return max(requested, abi.MIN_QUEUE_RING_SIZE)
+
+
+def queue_is_active(ring_address: int, percentage: int) -> bool:
+    """amdkfd's QUEUE_IS_ACTIVE: a queue without a ring or with a percentage of 0 runs nothing."""
+    return ring_address != 0 and percentage & 0xFF > 0
 
 
 class RenderNode:

@@ -41,7 +41,7 @@ class AQLQueue(PM4Queue):
 
     def execute_packet(self) -> int:
         address = self.ring_address + (self.read_pointer * PACKET_BYTES) % self.ring_size
-        packet = self.access.memory.read_bytes(address, PACKET_BYTES)
+        packet = self.access.read(address, PACKET_BYTES)
         header = struct.unpack_from("<H", packet)[0]
         kind = header & 0xFF
         if kind == KERNEL_DISPATCH:
@@ -62,10 +62,13 @@ class AQLQueue(PM4Queue):
         (_, _, *fields) = struct.unpack_from("<HHHHHHIIIIIQQ", packet)
         block, grid_items = tuple(fields[0:3]), tuple(fields[4:7])
         private_size, group_size, kernel_object, kernarg = fields[7:11]
+        if 0 in block or 0 in grid_items:  # the firmware's "invalid dimensions" queue error
+            raise QueueError(f"AQL dispatch at 0x{address:x} with grid {grid_items} and workgroup {block}: "
+                             "sizes must be at least 1")
         if any(g % b for g, b in zip(grid_items, block)):
             raise QueueError(f"grid {grid_items} is not a multiple of the workgroup size {block}: "
                              "partial workgroups are not emulated")
-        raw = self.access.memory.read_bytes(kernel_object, DESCRIPTOR_SIZE)
+        raw = self.access.read(kernel_object, DESCRIPTOR_SIZE)
         desc = KernelDescriptor.parse(raw, self.arch)
         desc = dataclasses.replace(desc, group_segment_fixed_size=group_size,
                                    private_segment_fixed_size=max(private_size, desc.private_segment_fixed_size))
@@ -75,7 +78,7 @@ class AQLQueue(PM4Queue):
             kernarg_ptr=kernarg, dispatch_ptr=address, queue_ptr=queue, dispatch_id=self.read_pointer,
             private_segment_size=desc.private_segment_fixed_size, private_segment_buffer=scratch))
         preload = desc["KERNARG_PRELOAD_SPEC_LENGTH"] + desc["KERNARG_PRELOAD_SPEC_OFFSET"]
-        user += abi.preloaded_kernargs(desc, self.access.memory.read_bytes(kernarg, 4 * preload) if preload else b"")
+        user += abi.preloaded_kernargs(desc, self.access.read(kernarg, 4 * preload) if preload else b"")
         grid = tuple(g // b for g, b in zip(grid_items, block))
         self.run_dispatch(desc, abi.entry_point(desc, kernel_object), user, grid, block)
 

@@ -35,6 +35,11 @@ COMPUTE_PGM_LO, COMPUTE_PGM_HI, COMPUTE_PGM_RSRC1, COMPUTE_PGM_RSRC2 = 0x2E0C, 0
 COMPUTE_TMPRING_SIZE, COMPUTE_PGM_RSRC3, COMPUTE_USER_DATA_0 = 0x2E18, 0x2E28, 0x2E40
 FORCE_START_AT_000, CS_W32_EN = 1 << 2, 1 << 15
 LDS_GRANULE = 512  # COMPUTE_PGM_RSRC2.LDS_SIZE counts 128-dword blocks
+PGM_HI_BITS = 0xFF  # COMPUTE_PGM_HI holds address bits 47:40: programs live in the 48-bit GPU VA space
+MAX_WORKGROUP_THREADS = 1024  # the most a workgroup can have on gfx9-gfx12
+# COMPUTE_TMPRING_SIZE.WAVESIZE: (field width, bytes per unit) of the scratch per wave64, as the
+# register holds it; no dispatch can have more private memory per lane than it can express
+TMPRING_WAVESIZE = {"cdna": (13, 1024), "rdna3": (15, 256), "rdna4": (18, 256)}
 MAX_IB_DEPTH = 4
 
 ATOMIC_ADD_64 = 47  # the TC atomic operation ATOMIC_MEM and SDMA ATOMIC are used with (64-bit add)
@@ -44,10 +49,12 @@ class PM4Queue(HardwareQueue):
     kind = "compute"
     pointer_unit = 4  # read/write pointers and the doorbell count dwords
 
-    def __init__(self, *args, target: str, arch: str, watchdog: executor.Watchdog, **kwargs):
+    def __init__(self, *args, target: str, arch: str, lds_bytes: int, watchdog: executor.Watchdog, **kwargs):
         super().__init__(*args, **kwargs)
-        self.target, self.arch, self.watchdog = target, arch, watchdog
+        self.target, self.arch, self.lds_bytes, self.watchdog = target, arch, lds_bytes, watchdog
         self.registers: dict[int, int] = {}
+        width, unit = TMPRING_WAVESIZE[arch]
+        self.max_private_bytes_per_lane = ((1 << width) - 1) * unit // 64
 
     @property
     def memory(self) -> AddressSpace:
@@ -130,11 +137,20 @@ class PM4Queue(HardwareQueue):
             kernel_code_entry_byte_offset=0, compute_pgm_rsrc3=regs(COMPUTE_PGM_RSRC3, 0),
             compute_pgm_rsrc1=regs(COMPUTE_PGM_RSRC1, 0), compute_pgm_rsrc2=rsrc2,
             kernel_code_properties=(1 << 10) if wave32 else 0, kernarg_preload=0)
-        program = (regs(COMPUTE_PGM_LO, 0) | (regs(COMPUTE_PGM_HI, 0) << 32)) << 8
+        program = (regs(COMPUTE_PGM_LO, 0) | ((regs(COMPUTE_PGM_HI, 0) & PGM_HI_BITS) << 32)) << 8
         user = [regs(COMPUTE_USER_DATA_0 + i, 0) for i in range(desc["USER_SGPR_COUNT"])]
         self.run_dispatch(desc, program, user, grid, block)
 
     def run_dispatch(self, desc, program, user, grid, block) -> None:
+        # what the hardware cannot launch at all, the packet processor reports as a queue error
+        # (the AQL firmware's "group too large" and "invalid group memory", ROCr's scratch limit)
+        if math.prod(block) > MAX_WORKGROUP_THREADS:
+            raise QueueError(f"a workgroup of {block} work-items: at most {MAX_WORKGROUP_THREADS} fit in one")
+        if desc.group_segment_fixed_size > self.lds_bytes:
+            raise QueueError(f"{desc.group_segment_fixed_size} bytes of LDS per workgroup: the GPU has {self.lds_bytes}")
+        if desc.private_segment_fixed_size > self.max_private_bytes_per_lane:
+            raise QueueError(f"{desc.private_segment_fixed_size} bytes of scratch per work-item: at most "
+                             f"{self.max_private_bytes_per_lane} fit COMPUTE_TMPRING_SIZE.WAVESIZE")
         start = time.perf_counter()
         with interpreter.dispatch_running(math.prod(grid) * math.prod(block)):
             stats = launch(self.memory, self.target, desc, program, user, grid, block, self.watchdog)
@@ -145,8 +161,8 @@ class PM4Queue(HardwareQueue):
 
     def private_bytes_per_lane(self) -> int:
         """COMPUTE_TMPRING_SIZE.WAVESIZE: scratch per wave64 in 256-byte units (1 KiB on gfx9)."""
-        tmpring = self.registers.get(COMPUTE_TMPRING_SIZE, 0)
-        wave_bytes = ((tmpring >> 12) & 0x3FFFF) * (1024 if self.arch == "cdna" else 256)
+        width, unit = TMPRING_WAVESIZE[self.arch]
+        wave_bytes = ((self.registers.get(COMPUTE_TMPRING_SIZE, 0) >> 12) & ((1 << width) - 1)) * unit
         return wave_bytes // 64
 
     def _acquire_mem(self, body, depth):

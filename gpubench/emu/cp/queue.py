@@ -21,6 +21,7 @@ from gpubench.emu.executor import GPUPageFault
 from gpubench.emu.memory import AddressSpace, PageFault
 
 log = logging.getLogger("gpubench.cp")
+ADDRESS_MASK = 2**64 - 1
 GPU_CLOCK_HZ = 100_000_000  # the "GPU clock counter" timestamps count at 100 MHz, as gfx11 reports
 
 
@@ -63,26 +64,33 @@ class QueueStats:
 
 
 class GPUMemoryAccess:
-    """Scalar reads and writes of GPU virtual memory for packet processing (checked: a bad address
-    is a PageFault, like a shader's)."""
+    """Reads and writes of GPU virtual memory for packet processing (checked: a bad address is a
+    PageFault, like a shader's). Addresses are 64-bit, as the packet processors' adders are: a
+    field plus an offset past 2^64 wraps around instead of leaving the address space."""
 
     def __init__(self, memory: AddressSpace):
         self.memory = memory
 
+    def read(self, address: int, size: int) -> bytes:
+        return self.memory.read_bytes(address & ADDRESS_MASK, size)
+
+    def write(self, address: int, data: bytes) -> None:
+        self.memory.write_bytes(address & ADDRESS_MASK, data)
+
     def read32(self, address: int) -> int:
-        return struct.unpack("<I", self.memory.read_bytes(address, 4))[0]
+        return struct.unpack("<I", self.read(address, 4))[0]
 
     def read64(self, address: int) -> int:
-        return struct.unpack("<Q", self.memory.read_bytes(address, 8))[0]
+        return struct.unpack("<Q", self.read(address, 8))[0]
 
     def write32(self, address: int, value: int) -> None:
-        self.memory.write_bytes(address, struct.pack("<I", value & 0xFFFFFFFF))
+        self.write(address, struct.pack("<I", value & 0xFFFFFFFF))
 
     def write64(self, address: int, value: int) -> None:
-        self.memory.write_bytes(address, struct.pack("<Q", value & (2**64 - 1)))
+        self.write(address, struct.pack("<Q", value & ADDRESS_MASK))
 
     def dwords(self, address: int, count: int) -> np.ndarray:
-        return np.frombuffer(self.memory.read_bytes(address, 4 * count), np.uint32)
+        return np.frombuffer(self.read(address, 4 * count), np.uint32)
 
 
 def compare(function: int, value: int, reference: int) -> bool:
@@ -110,6 +118,7 @@ class HardwareQueue:
         self.interrupt = interrupt
         self.read_pointer = 0  # in pointer units, counting up without wrapping (as the 64-bit pointers do)
         self.error: str | None = None
+        self.active = True  # amdkfd's QUEUE_IS_ACTIVE: an inactive queue keeps its packets for later
         self.stats = QueueStats()
 
     def write_pointer(self) -> int:
@@ -126,32 +135,32 @@ class HardwareQueue:
         return np.concatenate([head, self.access.dwords(self.ring_address, count - first)])
 
     def process(self) -> bool:
-        """Run packets until the ring is empty or one must wait; True if any ran."""
-        if self.error is not None:
+        """Run packets until the ring is empty or one must wait; True if any ran. Never raises:
+        whatever stops this queue is this queue's error, and the command processor goes on with
+        the others."""
+        if self.error is not None or not self.active:
             return False
         progressed = False
-        while self.read_pointer < self.write_pointer():
-            try:
-                consumed = self.execute_packet()
-            except WaitNotSatisfied:
-                break
-            except PageFault as fault:
-                return self.fail(str(fault), fault)
-            except GPUPageFault as error:
-                return self.fail(str(error), error.fault)
-            except (QueueError, ExecutionError) as error:  # ExecutionError: a kernel that cannot run, the watchdog
-                return self.fail(str(error))
-            self.read_pointer += consumed
-            self.stats.packets += 1
-            self.publish_read_pointer()
-            progressed = True
-        return progressed
-
-    def publish_read_pointer(self) -> None:
         try:
-            self.access.write64(self.read_pointer_address, self.read_pointer)
+            while self.read_pointer < self.write_pointer():
+                try:
+                    consumed = self.execute_packet()
+                except WaitNotSatisfied:
+                    break
+                self.read_pointer += consumed
+                self.stats.packets += 1
+                self.access.write64(self.read_pointer_address, self.read_pointer)
+                progressed = True
         except PageFault as fault:
-            self.fail(f"cannot write the read pointer at 0x{self.read_pointer_address:x}", fault)
+            return self.fail(str(fault), fault)
+        except GPUPageFault as error:
+            return self.fail(str(error), error.fault)
+        except (QueueError, ExecutionError) as error:  # ExecutionError: a kernel that cannot run, the watchdog
+            return self.fail(str(error))
+        except Exception as error:  # anything else is a gap in the emulator: this queue stops, not the CP
+            log.exception("%s queue %d: internal emulator error", self.kind, self.queue_id)
+            return self.fail(f"internal emulator error: {type(error).__name__}: {error}")
+        return progressed
 
     def fail(self, message: str, fault: PageFault | None = None) -> bool:
         self.error = f"{self.kind} queue {self.queue_id}: {message}"

@@ -6,6 +6,8 @@ The read and write pointers and the doorbell count bytes.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from gpubench.emu.cp.pm4 import ATOMIC_ADD_64
@@ -27,19 +29,12 @@ class SDMAQueue(HardwareQueue):
         opcode, sub_op = header & 0xFF, (header >> 8) & 0xFF
         if opcode == NOP:
             return 4 * (1 + ((header >> 16) & 0x3FFF))  # NOP's count field skips dwords after it
-        length = self.packet_length(opcode, sub_op, header)
+        length = packet_length(header, lambda: int(self.ring_dwords(self.read_pointer + 12, 1)[0]))
+        if 4 * length > self.ring_size:
+            raise QueueError(f"SDMA packet 0x{header:08x} claims {length} dwords, more than the ring holds")
         words = [int(w) for w in self.ring_dwords(self.read_pointer, length)]
         self.execute(words, opcode, sub_op, depth=0)
         return 4 * length
-
-    def packet_length(self, opcode: int, sub_op: int, header: int) -> int:
-        if opcode == WRITE:
-            count = int(self.ring_dwords(self.read_pointer + 12, 1)[0]) & 0xFFFFF
-            return 4 + count + 1
-        length = LENGTHS.get((opcode, sub_op), LENGTHS.get((opcode, None)))
-        if length is None:
-            raise QueueError(f"SDMA opcode {opcode} sub-op {sub_op} (header 0x{header:08x}) is not supported")
-        return length
 
     def execute(self, words: list[int], opcode: int, sub_op: int, depth: int) -> None:
         address = words[1] | (words[2] << 32) if len(words) > 2 else 0
@@ -69,15 +64,14 @@ class SDMAQueue(HardwareQueue):
             self.indirect(words[1] | (words[2] << 32), words[3] & 0xFFFFF, depth)
 
     def copy(self, source: int, destination: int, size: int) -> None:
-        memory = self.access.memory
         for offset in range(0, size, COPY_CHUNK):
             chunk = min(COPY_CHUNK, size - offset)
-            memory.write_bytes(destination + offset, memory.read_bytes(source + offset, chunk))
+            self.access.write(destination + offset, self.access.read(source + offset, chunk))
 
     def fill(self, destination: int, value: int, size: int, element: int) -> None:
         pattern = np.frombuffer(value.to_bytes(4, "little")[:element], np.uint8)
         data = np.resize(pattern, size).tobytes()
-        self.access.memory.write_bytes(destination, data)
+        self.access.write(destination, data)
 
     def indirect(self, address: int, dwords: int, depth: int) -> None:
         if depth > 0:
@@ -85,18 +79,29 @@ class SDMAQueue(HardwareQueue):
         words = [int(w) for w in self.access.dwords(address, dwords)]
         position = 0
         while position < len(words):
-            opcode, sub_op = words[position] & 0xFF, (words[position] >> 8) & 0xFF
+            header = words[position]
+            opcode, sub_op = header & 0xFF, (header >> 8) & 0xFF
             if opcode == NOP:
-                position += 1 + ((words[position] >> 16) & 0x3FFF)
+                position += 1 + ((header >> 16) & 0x3FFF)
                 continue
-            if opcode == WRITE:
-                length = 4 + (words[position + 3] & 0xFFFFF) + 1
-            else:
-                length = LENGTHS.get((opcode, sub_op), LENGTHS.get((opcode, None)))
-                if length is None:
-                    raise QueueError(f"SDMA opcode {opcode} in an indirect buffer is not supported")
+            # a WRITE whose count dword is past the end reads as count 0: still longer than what is left
+            length = packet_length(header, lambda: words[position + 3] if position + 3 < len(words) else 0)
+            if position + length > len(words):
+                raise QueueError(f"SDMA packet 0x{header:08x} ({length} dwords) at dword {position} runs past the end "
+                                 f"of the {dwords}-dword indirect buffer at 0x{address:x}")
             self.execute(words[position:position + length], opcode, sub_op, depth + 1)
             position += length
+
+
+def packet_length(header: int, write_count: Callable[[], int]) -> int:
+    """Dwords of the packet that ``header`` starts; ``write_count()`` reads a WRITE's count dword."""
+    opcode, sub_op = header & 0xFF, (header >> 8) & 0xFF
+    if opcode == WRITE:
+        return 4 + (write_count() & 0xFFFFF) + 1
+    length = LENGTHS.get((opcode, sub_op), LENGTHS.get((opcode, None)))
+    if length is None:
+        raise QueueError(f"SDMA opcode {opcode} sub-op {sub_op} (header 0x{header:08x}) is not supported")
+    return length
 
 
 LENGTHS = {  # (opcode, sub-op or None for any) -> packet dwords
