@@ -9,9 +9,10 @@ neither lowers the pseudocode again nor runs LLVM's optimiser or code generator.
 The key covers everything the object depends on: the gpubench version; the source of the numpy
 backend and pcode packages (``compiler_fingerprint``: parser, typing and folding rules, so the IR) and
 of this package (the lowering); llvmlite's and LLVM's versions; the host triple, CPU name and CPU
-features; the optimisation level; and each instruction's arch, enum, name and pseudocode text. The
-LLVM IR is a function of exactly these, so keying by them keys by the IR without building it; the
-IR's sha256 is recorded in the table for inspection.
+features; the optimisation level; numpy's version and which of its loops the native code may call
+(``ufuncs``: their addresses are bound at load time, never stored); and each instruction's arch,
+enum, name and pseudocode text. The LLVM IR is a function of exactly these, so keying by them keys by
+the IR without building it; the IR's sha256 is recorded in the table for inspection.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ import gpubench
 from gpubench.compiler.backend.cache import cache_dir, compiler_fingerprint, write_atomically
 from gpubench.compiler.backend.operands import BackendUnsupported
 from gpubench.compiler.backend.ports import PortSpec
+from gpubench.compiler.native import ufuncs
 from gpubench.compiler.native.lower import ir_digest, lower_instruction
 
 OPT_LEVEL = 3
@@ -43,6 +45,7 @@ _engines: list[object] = []  # engines own the code: they live as long as the pr
 def _initialised() -> bool:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    ufuncs.register()  # numpy's loops, before any engine (ours or the native engine's) finalizes
     return True
 
 
@@ -75,7 +78,7 @@ def environment_key() -> str:
     _initialised()
     parts = [gpubench.__version__, compiler_fingerprint(), _native_fingerprint(), llvmlite.__version__,
              ".".join(map(str, llvm.llvm_version_info)), llvm.get_process_triple(), llvm.get_host_cpu_name(),
-             host_features(), str(OPT_LEVEL), str(_FORMAT)]
+             host_features(), str(OPT_LEVEL), str(_FORMAT), ufuncs.environment_key()]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 

@@ -17,9 +17,13 @@ computes for element i exactly what the numpy function computes for lane i:
     float16 rounded once (round-to-odd to float32, then float32 -> float16), fma rounded once,
     conversions with NaN payloads moved as ``floats.convert_nan`` does, saturating conversions.
 
+Transcendental functions (``rt.sin``, ``rt.cos``, ``rt.log2``, ``rt.pow_positive_base``) call numpy's
+own float64 inner loop for one element (``ufuncs``: the same function numpy's dispatch calls, so the
+same bits whatever SIMD or libm numpy chose), then round and fix NaNs as the runtime does.
+
 What has no exact element form here raises the numpy backend's own BackendUnsupported at compile
-time: transcendental functions (libm would have to be numpy's), bfloat16, integers wider than 64
-bits, lookup tables, ldexp/pow2, run-time refusals of undefined constants (``rt.refuse_lanes``).
+time: bfloat16, integers wider than 64 bits, run-time refusals of undefined constants
+(``rt.refuse_lanes``), and the transcendentals where numpy's loops could not be checked.
 """
 from __future__ import annotations
 
@@ -36,6 +40,7 @@ from gpubench.compiler.backend.cache import library
 from gpubench.compiler.backend.generate import generate
 from gpubench.compiler.backend.operands import BackendUnsupported
 from gpubench.compiler.backend.ports import PortSpec
+from gpubench.compiler.native import ufuncs
 from gpubench.compiler.pcode import Prose, floats, read_pseudocode
 
 I1, I8, I16, I32, I64 = (ir.IntType(b) for b in (1, 8, 16, 32, 64))
@@ -151,6 +156,7 @@ class _FunctionLowering:
         self.g = generated
         self.name = name
         self.namespace: dict[str, object] = {"np": np, "rt": rt}
+        self._ufunc_slots: dict[int, tuple] = {}  # per LLVM function: the stack slots of ufunc calls
 
     def unsupported(self, what: str) -> BackendUnsupported:
         return BackendUnsupported(what)
@@ -551,6 +557,49 @@ class _FunctionLowering:
     def to_f64(self, x: V) -> V:
         return x if x.dtype == F64 else V(self.b.fpext(x.value, DOUBLE), F64)
 
+    def ufunc_loop(self, name: str, operands: list[ir.Value], steps: tuple[int, ...]) -> ir.Value:
+        """numpy's float64 loop of ``np.<name>`` called for one element: ``loop(args, &1, steps, data)``
+        with the operands (doubles) and the result in stack slots; the result as a double."""
+        found = ufuncs.loop(name)
+        if len(operands) != found.nin or len(steps) != found.nin + 1:
+            raise self.unsupported(f"np.{name} called with {len(operands)} operands")
+        module, bd = self.module, self.b
+        fn = module.globals.get(found.symbol)
+        if fn is None:
+            fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * 4), found.symbol)
+        data = module.globals.get(found.data_symbol)
+        if data is None:
+            data = ir.GlobalVariable(module, PTR, found.data_symbol)  # external: bound at load time
+        args, values, dims, strides = self.ufunc_slots()
+        for k, operand in enumerate(operands):
+            bd.store(operand, bd.gep(values, [ir.Constant(I64, k)], source_etype=DOUBLE))
+        nargs = len(operands) + 1
+        for k in range(nargs):
+            bd.store(bd.gep(values, [ir.Constant(I64, k)], source_etype=DOUBLE),
+                     bd.gep(args, [ir.Constant(I64, k)], source_etype=PTR))
+            bd.store(ir.Constant(I64, steps[k]), bd.gep(strides, [ir.Constant(I64, k)], source_etype=I64))
+        bd.store(ir.Constant(I64, 1), dims)
+        bd.call(fn, [args, dims, strides, bd.load(data, typ=PTR)])
+        return bd.load(bd.gep(values, [ir.Constant(I64, nargs - 1)], source_etype=DOUBLE), typ=DOUBLE)
+
+    def ufunc_slots(self) -> tuple:
+        """Stack slots for ufunc calls, allocated once per LLVM function in its entry block (an alloca
+        in a loop body would grow the stack per element)."""
+        fn = self.b.function
+        slots = self._ufunc_slots.get(id(fn))
+        if slots is None:
+            entry = fn.entry_basic_block
+            if self.b.block is entry:
+                eb = self.b
+            else:
+                eb = ir.IRBuilder(entry)
+                eb.position_at_start(entry)
+            slots = (eb.alloca(PTR, 3, name="ufunc.args"), eb.alloca(DOUBLE, 3, name="ufunc.values"),
+                     eb.alloca(I64, name="ufunc.dims"), eb.alloca(I64, 3, name="ufunc.steps"))
+            self._ufunc_slots[id(fn)] = (fn, *slots)
+            return slots
+        return slots[1:]
+
     def floats(self, f: object, *xs: object) -> tuple[np.dtype, list[V]]:
         t = self.fmt(f)
         return t, [self.element(x, t) for x in xs]
@@ -613,6 +662,32 @@ def _unary_exact(intrinsic: str):
 def _sqrt(self: _FunctionLowering, a, f) -> V:
     t, (x,) = self.floats(f, a)
     return self.nan_fixed(self.narrow(self.intrinsic("llvm.sqrt", self.to_f64(x)), t), [x])
+
+
+def _via_f64(name: str):
+    """runtime._via_f64(x, fmt, np.<name>): numpy's float64 loop, rounded once, NaNs as _nan_fixed."""
+    def lower(self: _FunctionLowering, a, f) -> V:
+        t, (x,) = self.floats(f, a)
+        r = V(self.ufunc_loop(name, [self.to_f64(x).value], (8, 8)), F64)
+        return self.nan_fixed(self.narrow(r, t), [x])
+    return lower
+
+
+def _pow_positive_base(self: _FunctionLowering, base, e_wide, f) -> V:
+    """runtime.pow_positive_base: np.power(base, e) in float64 (the base broadcast, stride 0, as numpy
+    calls its loop for a scalar operand), rounded once; a NaN result is the default NaN."""
+    t = self.fmt(f)
+    if not (isinstance(base, Weak) and isinstance(base.value, float) or isinstance(base, np.float64)):
+        raise self.unsupported(f"pow_positive_base with the base {base!r}")
+    e = self.element(e_wide, None)
+    if e.dtype != F64:
+        raise self.unsupported(f"pow_positive_base of a {e.dtype} exponent")
+    value = float(base.value if isinstance(base, Weak) else base)
+    r = self.narrow(V(self.ufunc_loop("power", [ir.Constant(DOUBLE, value), e.value], (0, 8, 8)), F64), t)
+    fm = {2: rt.F16, 4: rt.F32, 8: rt.F64}[t.itemsize]
+    u = self.bits(r)
+    out = self.b.select(self.isnan(r), ir.Constant(u.value.type, int(fm.default_nan)), u.value)
+    return self.view(V(out, u.dtype), t)
 
 
 def _fract(self: _FunctionLowering, a, f) -> V:
@@ -914,7 +989,8 @@ def _scalar_type(dtype):
 _CALLS = {
     "rt.add": _binary("Add"), "rt.sub": _binary("Sub"), "rt.mul": _binary("Mult"), "rt.div": _binary("Div"),
     "rt.fma": _fma, "rt.floor": _unary_exact("llvm.floor"), "rt.trunc": _unary_exact("llvm.trunc"),
-    "rt.sqrt": _sqrt, "rt.fract": _fract, "rt.isnan": _isnan, "rt.fabs": _fabs, "rt.fneg": _fneg,
+    "rt.sqrt": _sqrt, "rt.sin": _via_f64("sin"), "rt.cos": _via_f64("cos"), "rt.log2": _via_f64("log2"),
+    "rt.pow_positive_base": _pow_positive_base, "rt.fract": _fract, "rt.isnan": _isnan, "rt.fabs": _fabs, "rt.fneg": _fneg,
     "rt.sign": _sign, "rt.bits_of": _bits_of, "rt.quiet": _quiet, "rt.exponent": _exponent,
     "rt.to_f64": _to_f64, "rt.narrow_f64": _narrow_f64, "rt.convert_float": _convert_float,
     "rt.int_to_float": _int_to_float, "rt.float_to_int_saturated": _float_to_int_saturated,
