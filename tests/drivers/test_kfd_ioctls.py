@@ -9,9 +9,11 @@ import pytest
 
 from gpubench.drivers.kfd import abi
 from gpubench.drivers.kfd.fileio import MockFileIOInterface
+from gpubench.emu import hostmem
 from tests.drivers.kfd_client import GPU, Client, request
 
 UNMAPPED = 0x10  # an address no process has mapped
+MAP_FIXED = 0x10  # Linux's; Python's mmap module does not name it
 
 
 @pytest.fixture
@@ -228,3 +230,33 @@ def test_memory_a_queue_uses_cannot_be_unmapped_while_it_lives(bound):
     bound.ioctl(0x03, abi.DestroyQueue(queue_id=queue.queue_id))
     assert unmap(pointers.handle).n_success == 1
 
+
+def test_userptr_needs_every_page_mapped_and_writable(bound):
+    base = hostmem.anonymous_map(0, 3 * 4096, 3, mmap.MAP_PRIVATE)
+    userptr = lambda: bound.ioctl(0x16, abi.AllocMemoryOfGpu(va_addr=base, size=3 * 4096, gpu_id=GPU,
+                                                             flags=abi.ALLOC_USERPTR, mmap_offset=base))
+    hostmem.anonymous_map(base + 4096, 4096, mmap.PROT_READ, mmap.MAP_PRIVATE | MAP_FIXED)
+    fails(errno.EPERM, userptr)  # hmm_range_fault asks for write access
+    hostmem.unmap(base + 4096, 4096)
+    fails(errno.EFAULT, userptr)  # the first and the last byte are mapped, the middle page is not
+    hostmem.unmap(base, 3 * 4096)
+
+
+def test_arguments_are_copied_with_the_clients_protections(client):
+    page = hostmem.anonymous_map(0, 2 * 4096, mmap.PROT_READ, mmap.MAP_PRIVATE)
+    hostmem.anonymous_map(page + 4096, 4096, 0, mmap.MAP_PRIVATE | MAP_FIXED)  # PROT_NONE
+    fails(errno.EFAULT, client.driver.ioctl, request(0x01, abi.GetVersion), page)  # copy_to_user a read-only page
+    fails(errno.EFAULT, client.driver.ioctl, request(0x05, abi.GetClockCounters), page + 4096)
+    hostmem.unmap(page, 2 * 4096)
+
+
+def test_huge_counts_and_sizes_are_an_errno(bound):
+    fails(errno.ENOMEM, bound.ioctl, 0x0C, abi.WaitEvents(events_ptr=UNMAPPED, num_events=0xFFFFFFFF, timeout=0))
+    fails(errno.ENOMEM, bound.ioctl, 0x16, abi.AllocMemoryOfGpu(va_addr=1 << 32, size=1 << 63, gpu_id=GPU,
+                                                                flags=abi.ALLOC_GTT))
+
+
+@pytest.mark.parametrize("va", [1 << 63, 2**64 - 4096, (1 << 47) - 4096])
+def test_memory_beyond_the_gpuvm_limit_cannot_be_mapped(bound, va):
+    args = bound.ioctl(0x16, abi.AllocMemoryOfGpu(va_addr=va, size=8192, gpu_id=GPU, flags=abi.ALLOC_VRAM))
+    fails(errno.EINVAL, bound.map, args.handle)

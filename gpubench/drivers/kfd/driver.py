@@ -4,8 +4,9 @@ render nodes, for one client process and a machine of emulated GPUs.
 Each ioctl checks its arguments as amdkfd does and fails with amdkfd's errno (an OSError, as
 fcntl.ioctl raises it). Arguments are copied in and out like the kernel copies them: the
 request's size field says how many bytes the client passed; fewer than the layout has read as
-zero. Pointers inside arguments are read through usermem (EFAULT when unmapped). An ioctl the
-mock does not know fails with ENOTTY and a log line.
+zero. Pointers inside arguments are read and written through usermem, with the client's page
+protections (EFAULT where the client could not access them). An ioctl the mock does not know
+fails with ENOTTY and a log line.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import ctypes
 import errno
 import logging
 import mmap
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -31,6 +33,10 @@ log = logging.getLogger("gpubench.kfd")
 GPUVM_BASE, GPUVM_LIMIT = 0x1000000, (1 << 47) - 1
 RENDER_MMAP_BASE = 1 << 32  # render-node mmap offsets handed out for VRAM and GTT objects
 RENDER_MMAP_STRIDE = 1 << 40
+SYSTEM_MEMORY_BYTES = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+# WAIT_EVENTS allocates one 56-byte waiter per event with kcalloc, which fails past KMALLOC_MAX_SIZE
+# (4 MiB on x86-64): more events than that are ENOMEM
+MAX_WAIT_EVENTS = (4 << 20) // 56
 
 
 def fail(code: int, why: str):
@@ -208,14 +214,15 @@ class KFDDriver:
             fail(errno.EINVAL, f"va 0x{args.va_addr:x}+0x{size:x} overlaps another allocation of this GPU")
         storage = None
         if domain == abi.ALLOC_USERPTR:
-            usermem.read(args.mmap_offset, 1)
-            usermem.read(args.mmap_offset + size - 1, 1)
+            usermem.check_user_pages(args.mmap_offset, size)
             data = client_array(args.mmap_offset, size)
         elif domain == abi.ALLOC_DOORBELL:
             if size > DOORBELLS * 8:
                 fail(errno.EINVAL, "a doorbell allocation is at most the doorbell pages")
             data = node.gpu.doorbell_page.array[:size]
         else:
+            if domain != abi.ALLOC_VRAM and size > SYSTEM_MEMORY_BYTES:  # amdkfd's system memory limit
+                fail(errno.ENOMEM, f"0x{size:x} bytes exceed the system memory")
             storage = SharedMemory(size, f"gpubench-bo-{self._next_handle}")
             data = storage.array
         handle = (node.gpu_id << 32) | self._next_handle
@@ -253,6 +260,8 @@ class KFDDriver:
 
     def _map_memory_to_gpu(self, args):
         obj = self.memory_object(args.handle)
+        if obj.address + obj.size - 1 > GPUVM_LIMIT:  # amdgpu_vm_bo_map: the VA range must fit the VM
+            fail(errno.EINVAL, f"va 0x{obj.address:x}+0x{obj.size:x} is beyond the GPUVM limit 0x{GPUVM_LIMIT:x}")
         for node_id in self._device_ids(args)[args.n_success:]:
             node = self.bound_node(int(node_id))
             if node.gpu_id not in obj.mapped_on:
@@ -391,6 +400,8 @@ class KFDDriver:
     def _wait_events(self, args):
         if args.num_events == 0:
             fail(errno.EINVAL, "no events to wait for")
+        if args.num_events > MAX_WAIT_EVENTS:
+            fail(errno.ENOMEM, f"{args.num_events} events: amdkfd cannot allocate that many waiters")
         layout = abi.EventData * args.num_events
         entries = layout.from_buffer_copy(usermem.read(args.events_ptr, ctypes.sizeof(layout)))
         deadline = None if args.timeout == 0xFFFFFFFF else time.monotonic() + args.timeout / 1000
