@@ -32,15 +32,18 @@ from gpubench.emu.memory import AddressSpace
 from gpubench.emu.native import alu, build, memory
 from gpubench.emu.native.layout import (MAP_WORDS, RECORD_FN, RECORD_OPERANDS, RECORD_SIZE, RECORD_WORDS, Binding,
                                         Dispatch, Status)
+from gpubench.emu.native.lds import bind_lds
 from gpubench.emu.native.loop import loop_code
 from gpubench.emu.ops import alu as reference_alu
 from gpubench.emu.ops import claimed, control, memory_ops
+from gpubench.emu.ops import lds as reference_lds
 from gpubench.emu.waves import WaveState
 from gpubench.isa.decoder import DecodeError
 
 # Which native binder takes the instructions each reference handler factory claims.
 BINDERS = {reference_alu.vector_alu: alu.bind_valu, reference_alu.scalar_alu: alu.bind_salu,
            control.control: alu.bind_control, memory_ops.scalar_load: memory.bind_scalar_load,
+           reference_lds.data_share: bind_lds,
            memory_ops.vector_load_store: memory.bind_global}
 WINDOW_BYTES = 4 << 20  # the code a program's table covers, at most (around the entry point)
 PREBIND_INSTRUCTIONS = 4096  # decoded forward from the entry point when a program is first bound
@@ -169,7 +172,8 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
     block = np.zeros(int(Dispatch.SLOTS), np.int64)
     reached = np.zeros(0, np.uint8)
     fixed = {Dispatch.SGPR: w.sgpr, Dispatch.VGPR: w.vgpr, Dispatch.PC: w.pc, Dispatch.SCC: w.scc,
-             Dispatch.MODE: w.mode, Dispatch.EXECUTED: w.executed, Dispatch.MAPS: maps}
+             Dispatch.MODE: w.mode, Dispatch.EXECUTED: w.executed, Dispatch.MAPS: maps,
+             Dispatch.LDS: ctx.lds, Dispatch.WORKGROUP: w.workgroup}
     for slot, array in fixed.items():
         assert array.flags.c_contiguous
         block[slot] = array.ctypes.data
@@ -177,6 +181,7 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
     block[Dispatch.CODE_BASE], block[Dispatch.TABLE_LENGTH] = program.base, len(program.table)
     block[Dispatch.TABLE] = program.table.ctypes.data
     block[Dispatch.MAP_COUNT] = len(maps)
+    block[Dispatch.LDS_BYTES] = ctx.lds.shape[1]
     stats = ctx.stats
     left = stats.setdefault("by_reference", {})
     while True:

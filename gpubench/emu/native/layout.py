@@ -44,6 +44,9 @@ class Dispatch:
     STATUS_LIST = 18  # int32 [n]: each wave's Status when it stopped
     REACHED = 19  # uint8 [records]: set when a record's instruction runs (the coverage of a dispatch)
     LAST_MAP = 20  # the map the last access hit (a one-entry TLB)
+    LDS = 21  # uint8 [workgroups, LDS_BYTES]: ctx.lds
+    LDS_BYTES = 22  # LDS bytes per workgroup
+    WORKGROUP = 23  # int64 [waves]: each wave's workgroup (its row of LDS)
     SLOTS = 24
 
 
@@ -56,6 +59,7 @@ class Frame:
     SCC = 3  # -> uint8
     MODE = 4  # -> uint32
     DISPATCH = 5  # -> the dispatch block
+    WAVE = 6  # the wave's index (into the dispatch block's per-wave arrays)
     SLOTS = 8
 
 

@@ -50,6 +50,7 @@ def _define(module: ir.Module, name: str, wave_size: int) -> None:
              Frame.DISPATCH: d}
     for slot, value in slots.items():
         set_word(b, frame, slot, b.ptrtoint(value, I64))
+    set_word(b, frame, Frame.WAVE, w)
     executed = element(b, executed_base, w, I64)
     b.branch(fetch)
 
