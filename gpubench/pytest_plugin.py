@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 
 import pytest
 
@@ -32,7 +33,8 @@ def pytest_configure(config):
     from gpubench.drivers import tinygrad_seam
     tinygrad_seam.install()
     from gpubench.emu.cp.queue import QueueStats  # the emulator loads only for MOCKKFD runs
-    config._gpubench = {"stats": dict.fromkeys(QueueStats.COUNTERS, 0), "executed": set(), "notes": notes, "recorded": 0}
+    config._gpubench = {"stats": dict.fromkeys(QueueStats.COUNTERS, 0), "executed": set(), "notes": notes, "recorded": 0,
+                        "by_reference": Counter()}
     from gpubench.debug import tools
     worker = config.workerinput["workerid"] if hasattr(config, "workerinput") else None
     config._gpubench["tools"] = found = tools.install(os.environ, worker)
@@ -42,23 +44,23 @@ def pytest_configure(config):
             print(f"gpubench: {note}")
 
 
-def _machine_stats() -> tuple[dict, set]:
+def _machine_stats() -> tuple[dict, set, dict]:
     from gpubench.drivers.kfd import machine
     from gpubench.emu.cp.queue import QueueStats
     total = QueueStats()
     if machine._current is not None:
         for node in machine._current.driver.nodes.values():
             total.add(node.gpu.stats())
-    return {name: getattr(total, name) for name in QueueStats.COUNTERS}, total.executed
+    return {name: getattr(total, name) for name in QueueStats.COUNTERS}, total.executed, dict(total.by_reference)
 
 
 def pytest_sessionfinish(session):
     state = getattr(session.config, "_gpubench", None)
     if state is None:
         return
-    stats, executed = _machine_stats()
+    stats, executed, by_reference = _machine_stats()
     tools = state["tools"]
-    part = {"stats": stats, "executed": sorted(executed),
+    part = {"stats": stats, "executed": sorted(executed), "by_reference": by_reference,
             "recorded": len(tools.recorder.saved) if tools and tools.recorder else 0,
             "fidelity": tools.fidelity.report() if tools and tools.fidelity else []}
     if tools:
@@ -79,6 +81,7 @@ def _add(state: dict, part: dict) -> None:
     for name in state["stats"]:
         state["stats"][name] += part["stats"][name]
     state["executed"] |= set(part["executed"])
+    state["by_reference"].update(part["by_reference"])
     state["recorded"] += part.get("recorded", 0)
     if state["fidelity"] is not None:
         state["fidelity"].merge(part.get("fidelity", []))
@@ -98,6 +101,12 @@ def pytest_terminal_summary(terminalreporter, config):
     terminalreporter.write_line(
         f"emulator: {stats['dispatches']} kernels dispatched, {stats['wave_instructions']:,} wave-instructions, "
         f"{stats['emulation_seconds']:.1f} s emulating, {len(state['executed'])} distinct instructions")
+    left = state["by_reference"]
+    if left:
+        share = sum(left.values()) / max(1, stats["wave_instructions"])
+        top = ", ".join(f"{name} {count:,}" for name, count in left.most_common(5))
+        terminalreporter.write_line(f"native engine: {share:.2%} of the wave-instructions ran on the reference engine "
+                                    f"({top})")
     if state["recorded"]:
         terminalreporter.write_line(f"recorded {state['recorded']} dispatches in {os.environ.get('GPUBENCH_RECORD')}")
     if state["fidelity"] is not None:
@@ -106,6 +115,7 @@ def pytest_terminal_summary(terminalreporter, config):
     path = config.getoption("--gpubench-json")
     if path:
         report = {"device": os.environ.get("DEV"), "outcomes": outcomes, "emulator": stats,
+                  "by_reference": dict(state["by_reference"].most_common()),
                   "instructions_executed": sorted(state["executed"]), "notes": state["notes"]}
         with open(path, "w") as file:
             json.dump(report, file, indent=2)

@@ -158,6 +158,7 @@ class PM4Queue(HardwareQueue):
         self.stats.wave_instructions += stats.wave_instructions
         self.stats.emulation_seconds += time.perf_counter() - start
         self.stats.executed |= stats.executed
+        self.stats.by_reference.update(stats.by_reference)
 
     def private_bytes_per_lane(self) -> int:
         """COMPUTE_TMPRING_SIZE.WAVESIZE: scratch per wave64 in 256-byte units (1 KiB on gfx9)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import struct
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -54,6 +55,7 @@ class QueueStats:
     wave_instructions: int = 0
     emulation_seconds: float = 0.0
     executed: set[str] = field(default_factory=set)
+    by_reference: Counter = field(default_factory=Counter)  # LaunchStats.by_reference, summed
 
     COUNTERS = ("packets", "dispatches", "wave_instructions", "emulation_seconds")
 
@@ -61,6 +63,7 @@ class QueueStats:
         for name in self.COUNTERS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.executed |= other.executed
+        self.by_reference.update(other.by_reference)
 
 
 class GPUMemoryAccess:
