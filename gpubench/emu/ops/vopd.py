@@ -27,7 +27,7 @@ PLAIN_ENUMS = ("VOP2Op", "VOP1Op")
 def dual_issue(inst: Instruction):
     if inst.isa.root_of(inst.fmt) != "VOPD":
         return None
-    x, y = (_half(inst, half, idef) for half, idef in ((HALF_X, inst.idef), (HALF_Y, inst.idef_y)))
+    x, y = (half_operation(inst, half, idef) for half, idef in ((HALF_X, inst.idef), (HALF_Y, inst.idef_y)))
 
     def run(ctx: Context, waves: np.ndarray) -> None:
         gathered_x, gathered_y = x.gather(ctx, waves), y.gather(ctx, waves)
@@ -39,7 +39,8 @@ def dual_issue(inst: Instruction):
     return run
 
 
-def _half(inst: Instruction, half: Half, idef: InstrDef) -> VectorOp:
+def half_operation(inst: Instruction, half: Half, idef: InstrDef) -> VectorOp:
+    """One half (X or Y) as a VALU operation bound to its operands (the native engine binds it too)."""
     op = _semantics(inst, idef)
     sources = {}
     for port, role, fld in (("S0", "src0", half.src0), ("S1", "vsrc1", half.vsrc1)):
