@@ -26,6 +26,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from gpubench.emu.context import Context
+from gpubench.emu.native import lane_data
 from gpubench.emu.native.alu import Bound, Operands, _handler, _mask
 from gpubench.emu.native.build import I1, I8, I32, I64, PTR, Code, const, counted_loop, element, word
 from gpubench.emu.native.layout import Dispatch, Frame, Status
@@ -35,7 +36,6 @@ from gpubench.emu.ops.rmw import AtomicOp, atomic_op
 from gpubench.emu.waves import EXEC_LO
 from gpubench.isa.decoder import Instruction
 
-INT = {1: ir.IntType(8), 2: ir.IntType(16), 4: I32, 8: I64}
 CROSS_LANE = ("DS_BPERMUTE_B32", "DS_BPERMUTE_FI_B32", "DS_PERMUTE_B32", "DS_SWIZZLE_B32")
 
 
@@ -181,47 +181,12 @@ class _Wave:
             at += value.type.width // 8
 
 
-def _dwords(b: ir.IRBuilder, pointer: ir.Value, count: int) -> list[ir.Value]:
-    return [b.load(b.gep(pointer, [const(4 * k)], source_etype=I8), typ=I32, align=1) for k in range(count)]
-
-
 def _define_nop(module: ir.Module, symbol: str) -> None:
     _, b = _handler(module, symbol)
     b.ret(const(int(Status.NEXT), I32))
 
 
 # -- loads and stores --------------------------------------------------------------------------------
-
-
-def _to_vgpr(wave: _Wave, reg: ir.Value, lane, pointer: ir.Value, access: DataAccess) -> None:
-    """Loaded bytes into VGPRs from ``reg``, as lane_data.to_vgprs puts them."""
-    b = wave.b
-    if access.size >= 4:
-        for k, value in enumerate(_dwords(b, pointer, access.dwords)):
-            b.store(value, wave.vgpr_ptr(reg, lane, k))
-        return
-    raw = b.load(pointer, typ=INT[access.size], align=1)
-    value = b.sext(raw, I32) if access.signed else b.zext(raw, I32)
-    target = wave.vgpr_ptr(reg, lane)
-    if access.half is not None:
-        old = b.load(target, typ=I32)
-        if access.half == "lo":
-            value = b.or_(b.and_(old, const(0xFFFF0000, I32)), b.and_(value, const(0xFFFF, I32)))
-        else:
-            value = b.or_(b.and_(old, const(0xFFFF, I32)), b.shl(value, const(16, I32)))
-    b.store(value, target)
-
-
-def _from_vgpr(wave: _Wave, reg: ir.Value, lane, access: DataAccess) -> list[ir.Value]:
-    """The values a store writes from VGPRs ``reg``.. (lane_data.from_vgprs)."""
-    b = wave.b
-    values = [b.load(wave.vgpr_ptr(reg, lane, k), typ=I32) for k in range(access.dwords)]
-    if access.size >= 4:
-        return values
-    value = values[0]
-    if access.half == "hi":
-        value = b.lshr(value, const(16, I32))
-    return [b.trunc(value, INT[access.size])]
 
 
 def _define_load_store(module, symbol, load: bool, access: DataAccess, wave_size: int) -> None:
@@ -234,9 +199,9 @@ def _define_load_store(module, symbol, load: bool, access: DataAccess, wave_size
         with b.if_then(wave.active(lane)):
             address = wave.address(lane, offset)
             if load:
-                _to_vgpr(wave, reg, lane, wave.read(address, access.size), access)
+                lane_data.to_vgprs(b, lambda k: wave.vgpr_ptr(reg, lane, k), wave.read(address, access.size), access)
             else:
-                wave.write(address, _from_vgpr(wave, reg, lane, access))
+                wave.write(address, lane_data.from_vgprs(b, lambda k: wave.vgpr_ptr(reg, lane, k), access))
         return []
 
     counted_loop(b, wave_size, [], lane_body)
@@ -256,7 +221,7 @@ def _define_two(module, symbol, load: bool, size: int, wave_size: int) -> None:
             with b.if_then(wave.active(lane)):
                 values = []
                 for offset in offsets:
-                    values += _dwords(b, wave.read(wave.address(lane, offset), size), dwords)
+                    values += lane_data.dwords(b, wave.read(wave.address(lane, offset), size), dwords)
                 for k, value in enumerate(values):
                     b.store(value, wave.vgpr_ptr(vdst, lane, k))
             return []
@@ -266,7 +231,8 @@ def _define_two(module, symbol, load: bool, size: int, wave_size: int) -> None:
         for offset, data in zip(offsets, (wave.operand(3), wave.operand(4)), strict=True):
             def lane_body(b, lane, carried, offset=offset, data=data):
                 with b.if_then(wave.active(lane)):
-                    wave.write(wave.address(lane, offset), _from_vgpr(wave, data, lane, element_access))
+                    values = lane_data.from_vgprs(b, lambda k: wave.vgpr_ptr(data, lane, k), element_access)
+                    wave.write(wave.address(lane, offset), values)
                 return []
 
             counted_loop(b, wave_size, [], lane_body)  # every lane's first element, then the second
@@ -285,9 +251,9 @@ def _define_addtid(module, symbol, load: bool, wave_size: int) -> None:
         with b.if_then(wave.active(lane)):
             address = b.add(base, b.shl(lane, const(2)))
             if load:
-                _to_vgpr(wave, reg, lane, wave.read(address, 4), access)
+                lane_data.to_vgprs(b, lambda k: wave.vgpr_ptr(reg, lane, k), wave.read(address, 4), access)
             else:
-                wave.write(address, _from_vgpr(wave, reg, lane, access))
+                wave.write(address, lane_data.from_vgprs(b, lambda k: wave.vgpr_ptr(reg, lane, k), access))
         return []
 
     counted_loop(b, wave_size, [], lane_body)
@@ -341,7 +307,7 @@ def _define_atomic(module, symbol, op: AtomicOp, returns: bool, wave_size: int) 
     """Record words: addr, offset, DATA's register, DATA2's, vdst."""
     fn, b = _handler(module, symbol)
     wave = _Wave(b, *fn.args, wave_size)
-    offset, size, typ = wave.operand(1), op.size, INT[op.size]
+    offset, size, typ = wave.operand(1), op.size, lane_data.INT[op.size]
 
     def misaligned(b, lane, carried):
         address = wave.address(lane, offset)

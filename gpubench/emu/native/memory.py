@@ -7,7 +7,7 @@ every mapping (or writes a read-only one): nothing has been written then, and th
 raises the same PageFault, naming the address and lane, that a reference run raises. Only then does it
 move the data, lane by lane in lane order (a later lane wins an overlapping store, as in memory.py).
 
-Left to the reference engine: SCRATCH and FLAT (apertures), D16 halves, GLOBAL_*_ADDTID, atomics,
+Left to the reference engine: SCRATCH and FLAT (apertures), GLOBAL_*_ADDTID, atomics,
 buffer and LDS instructions, S_BUFFER loads and gfx9's SGPR offset form of SMEM.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from gpubench.emu.context import Context
+from gpubench.emu.native import lane_data
 from gpubench.emu.native.alu import Bound, Operands, _handler, _mask
 from gpubench.emu.native.build import I1, I8, I32, I64, PTR, Code, const, counted_loop, element, word
 from gpubench.emu.native.layout import MAP_WORDS, Dispatch, Frame, Status
@@ -24,7 +25,6 @@ from gpubench.emu.waves import EXEC_LO, SGPRS
 from gpubench.isa.decoder import Instruction
 
 SCALAR_DESTINATION_END = 124  # SMEM data goes to SGPRs below NULL/M0 (memory_ops.scalar_load)
-INT = {1: I8, 2: ir.IntType(16), 4: I32}
 
 
 def _find(module: ir.Module) -> ir.Function:
@@ -109,8 +109,6 @@ def bind_global(inst: Instruction, ctx: Context) -> Bound | None:
         return None  # GLOBAL_*_ADDTID
     data = inst.idef.operand("vdst") if load else inst.idef.operand("data") or inst.idef.operand("vsrc")
     access = data_access(inst.name, data.bits)
-    if access.half is not None:
-        return None
     vaddr, saddr = memory_ops.field(inst, "addr", "vaddr"), memory_ops.saddr_register(inst)
     data_reg = inst[data.field]
     vgprs = ctx.waves.vgpr.shape[1]
@@ -121,7 +119,7 @@ def bind_global(inst: Instruction, ctx: Context) -> Bound | None:
     for value in (vaddr, saddr or 0, memory_ops.immediate_offset(inst), data_reg):
         words.add(value)
     wave_size = ctx.waves.wave_size
-    key = f"global {tokens[1].lower()} wave{wave_size} size={access.size} signed={access.signed} saddr={saddr is not None}"
+    key = f"global {tokens[1].lower()} wave{wave_size} {access} saddr={saddr is not None}"
     return Bound(Code(key, lambda module, name: _define_global(module, name, load, access, saddr is not None,
                                                              wave_size)), tuple(words.words))
 
@@ -153,23 +151,15 @@ def _define_global(module, symbol, load: bool, access, saddr: bool, wave_size: i
         with b.if_then(active):
             host = b.inttoptr(b.load(element(b, hosts, lane, I64), typ=I64), PTR)
             first = b.add(b.mul(data_reg, stride), lane)
-            if access.size < 4:
-                typ = INT[access.size]
-                if load:
-                    value = b.load(host, typ=typ, align=1)
-                    value = b.sext(value, I32) if access.signed else b.zext(value, I32)
-                    b.store(value, element(b, vgpr, first, I32))
-                else:
-                    value = b.trunc(b.load(element(b, vgpr, first, I32), typ=I32), typ)
-                    b.store(value, host, align=1)
+
+            def registers(k):
+                return element(b, vgpr, b.add(first, const(k * wave_size)), I32)
+
+            if load:
+                lane_data.to_vgprs(b, registers, host, access)
             else:
-                for k in range(access.dwords):
-                    reg_ptr = element(b, vgpr, b.add(first, const(k * wave_size)), I32)
-                    mem_ptr = b.gep(host, [const(4 * k)], source_etype=I8)
-                    if load:
-                        b.store(b.load(mem_ptr, typ=I32, align=1), reg_ptr)
-                    else:
-                        b.store(b.load(reg_ptr, typ=I32), mem_ptr, align=1)
+                for k, value in enumerate(lane_data.from_vgprs(b, registers, access)):
+                    b.store(value, b.gep(host, [const(4 * k)], source_etype=I8), align=1)
         return []
 
     counted_loop(b, wave_size, [], move)
