@@ -198,8 +198,29 @@ class AddressSpace:
             lanes = index == i
             self._maps[i].data[offset[lanes, None] + span] = values[lanes]
 
+    # One access at one address (the command processors' packets and pointers): a slice of the
+    # mapping when it holds every byte, else the whole-instruction path, which faults as it should.
+    # A watched space (`watch`) always takes that path, so its hook sees the access.
+
     def read_bytes(self, address: int, size: int) -> bytes:
+        mapping = self._holding(address, size, write=False)
+        if mapping is not None:
+            start = address - mapping.base
+            return mapping.data[start:start + size].tobytes()
         return self.read(np.array([address], np.uint64), size)[0].tobytes()
 
     def write_bytes(self, address: int, data: bytes) -> None:
+        mapping = self._holding(address, len(data), write=True)
+        if mapping is not None:
+            start = address - mapping.base
+            mapping.data[start:start + len(data)] = np.frombuffer(data, np.uint8)
+            return
         self.write(np.array([address], np.uint64), np.frombuffer(data, np.uint8)[None, :])
+
+    def _holding(self, address: int, size: int, write: bool) -> Mapping | None:
+        if "read" in self.__dict__:
+            return None
+        mapping = AddressSpace.find(self, address)
+        if mapping is None or size > mapping.end - address or (write and not mapping.writable):
+            return None
+        return mapping

@@ -63,3 +63,20 @@ def test_every_address_is_checked(addresses):
         with pytest.raises(PageFault) as e:
             mem.read(arr, 4)
         assert e.value.address == addresses[inside.index(False)]
+
+
+def test_single_accesses_fault_like_whole_instruction_ones():
+    """read_bytes/write_bytes (the command processors' accesses) take a slice when one mapping
+    holds them, and fault exactly as a lane would otherwise: past the end, or writing read-only."""
+    mem = AddressSpace()
+    mem.map(0x1000, np.arange(16, dtype=np.uint8))
+    mem.map(0x2000, 16, writable=False)
+    assert mem.read_bytes(0x100C, 4) == bytes([12, 13, 14, 15])
+    mem.write_bytes(0x1000, b"\xff\xee")
+    assert mem.read_bytes(0x1000, 3) == b"\xff\xee\x02"
+    with pytest.raises(PageFault) as past_end:
+        mem.read_bytes(0x100E, 4)
+    assert (past_end.value.address, past_end.value.write) == (0x100E, False)
+    with pytest.raises(PageFault, match="read-only"):
+        mem.write_bytes(0x2000, b"\x01")
+    assert mem.read_bytes(0x2000, 1) == b"\x00"
