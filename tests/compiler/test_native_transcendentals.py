@@ -1,12 +1,14 @@
-"""The native backend's transcendental functions: numpy's own float64 loops, called for one element.
+"""The native backend's transcendental functions: numpy's own float64 loops, called once per block of lanes.
 
 The numpy backend computes sin, cos, log2 and pow in float64 with numpy's ufuncs over whole arrays,
 where numpy may run SIMD code (SVML on AVX-512) with a tail for the last elements; the native code
-calls the same loop (``gpubench.compiler.native.ufuncs``) with one element at a time. These tests
-check, bit for bit: the float64 loops themselves on millions of inputs (random bits, special values,
-ordinary magnitudes, huge sin/cos arguments, pow's overflow and underflow edges), called per element
-from LLVM code against numpy's vectorised call; every f16 input of the f16 instructions; millions of
-f32 inputs of the f32 instructions; and the checks that refuse a ufunc whose layout does not fit.
+calls the same loop (``gpubench.compiler.native.ufuncs``) once for a wave's lanes (a block of 64
+elements in a function over n: ``lower.NumpyCalls``). These tests check, bit for bit: the float64
+loops themselves on millions of inputs (random bits, special values, ordinary magnitudes, huge sin/cos
+arguments, pow's overflow and underflow edges), called in blocks from LLVM code, against numpy's
+vectorised call, and at every length up to two blocks; every f16 input of the f16 instructions;
+millions of f32 inputs of the f32 instructions; and the checks that refuse a ufunc whose layout does
+not fit.
 """
 import ctypes
 
@@ -29,45 +31,38 @@ F64_SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 5e-324, -5e-324, 2.2
                float(np.float32(np.pi * 2)), 3.4028234663852886e38, 1.401298464324817e-45]
 
 
-class _Lowering(lower._FunctionLowering):
-    """Just enough of the lowering to emit its ufunc calls into a function of our own."""
+class _Call:
+    """Semantics that only call numpy's loop of one ufunc on their float64 inputs, as the instructions'
+    do (through `lower.NumpyCalls`: once per block of lanes); ``base``: power's first operand is that
+    constant, broadcast (step 0), as the runtime's base is."""
 
-    def __init__(self, module: ir.Module):
-        self.module = module
-        self._ufunc_slots = {}
+    def __init__(self, name: str, nin: int, base: float | None = None):
+        self.name, self.nin, self.base = name, nin, base
+
+    def emit(self, b, raw, calls):
+        xs = [raw[f"x{k}"] for k in range(self.nin)]
+        if self.base is not None:
+            return [calls.call(b, self.name, [ir.Constant(lower.DOUBLE, self.base), xs[1]], (0, 8, 8))]
+        return [calls.call(b, self.name, xs, (8,) * (self.nin + 1))]
 
 
 _engines = []
 
 
 @pytest.fixture(scope="module")
-def per_element():
+def per_block():
     """For each ufunc, ``f(*float64 arrays) -> float64 array``: LLVM code calling numpy's loop through
-    `_FunctionLowering.ufunc_loop` once per element (n=1), as the instructions' lowering does."""
+    `lower.define_elementwise` (blocks of `lower.BLOCK` lanes, one call of the loop per block), as the
+    instructions' lowering does; ``power_2``: power with the base 2.0, broadcast (the runtime's)."""
     jit.target_machine()
-    module = ir.Module("ufunc_elements")
+    module = ir.Module("ufunc_blocks")
     module.triple = llvm.get_process_triple()
     module.data_layout = str(jit.target_machine().target_data)
-    lowering = _Lowering(module)
-    i64 = lower.I64
-    for name in ufuncs.UFUNCS:
-        nin = ufuncs.loop(name).nin
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64] + [lower.PTR] * (nin + 1)), f"each_{name}")
-        entry, body, done = (fn.append_basic_block(b) for b in ("entry", "body", "done"))
-        b = ir.IRBuilder(entry)
-        b.cbranch(b.icmp_signed(">", fn.args[0], ir.Constant(i64, 0)), body, done)
-        b.position_at_end(body)
-        i = b.phi(i64)
-        i.add_incoming(ir.Constant(i64, 0), entry)
-        lowering.b = b
-        xs = [b.load(b.gep(a, [i], source_etype=lower.DOUBLE), typ=lower.DOUBLE) for a in fn.args[1:1 + nin]]
-        r = lowering.ufunc_loop(name, xs, (0, 8, 8) if nin == 2 else (8, 8))
-        b.store(r, b.gep(fn.args[-1], [i], source_etype=lower.DOUBLE))
-        nxt = b.add(i, ir.Constant(i64, 1))
-        i.add_incoming(nxt, b.block)
-        b.cbranch(b.icmp_signed("<", nxt, fn.args[0]), body, done)
-        b.position_at_end(done)
-        b.ret_void()
+    kinds = {name: (name, ufuncs.loop(name).nin, None) for name in ufuncs.UFUNCS}
+    kinds["power_2"] = ("power", 2, 2.0)
+    for kind, (name, nin, base) in kinds.items():
+        lower.define_elementwise(module, f"each_{kind}", [(f"x{k}", lower.DOUBLE) for k in range(nin)],
+                                 [("r", lower.DOUBLE)], _Call(name, nin, base))
     parsed = llvm.parse_assembly(str(module))
     parsed.verify()
     jit.optimise(parsed)
@@ -75,17 +70,16 @@ def per_element():
     engine.finalize_object()
     _engines.append(engine)
     functions = {}
-    for name in ufuncs.UFUNCS:
-        nin = ufuncs.loop(name).nin
+    for kind, (_, nin, _) in kinds.items():
         c = ctypes.CFUNCTYPE(None, ctypes.c_int64, *([ctypes.c_void_p] * (nin + 1)))(
-            engine.get_function_address(f"each_{name}"))
+            engine.get_function_address(f"each_{kind}"))
 
         def call(*xs, c=c):
             xs = [np.ascontiguousarray(x, np.float64) for x in xs]
             out = np.empty(len(xs[0]), np.float64)
             c(len(out), *[x.ctypes.data for x in xs], out.ctypes.data)
             return out
-        functions[name] = call
+        functions[kind] = call
     return functions
 
 
@@ -109,26 +103,26 @@ def _f64_inputs(rng, name: str, n: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("name", list(ufuncs.UFUNCS))
-def test_numpys_loop_called_per_element_gives_its_vectorised_bits(per_element, name):
+def test_numpys_loop_called_per_block_gives_its_vectorised_bits(per_block, name):
     rng = np.random.default_rng(list(ufuncs.UFUNCS).index(name))
     with np.errstate(all="ignore"):
         if name == "power":
             # as the runtime calls it (a Python float base, broadcast) and with bases of every kind
             exponent = _f64_inputs(rng, name, N)
-            cases = [(2.0, exponent), (_f64_inputs(rng, "log2", N), _f64_inputs(rng, name, N))]
-            for base, e in cases:
-                expected = np.power(base, e)
-                got = per_element[name](np.broadcast_to(base, e.shape), e)
-                _same(expected, got, name, base, e)
+            cases = [("power_2", (exponent, exponent), np.power(2.0, exponent))]
+            base, e = _f64_inputs(rng, "log2", N), _f64_inputs(rng, name, N)
+            cases.append(("power", (base, e), np.power(base, e)))
         else:
             x = _f64_inputs(rng, name, N)
-            _same(getattr(np, name)(x), per_element[name](x), name, x)
-            # SIMD tails: numpy's own short calls (lengths 1..17, odd offsets) give its long call's bits
-            whole = getattr(np, name)(x[:4096])
-            for length in range(1, 18):
-                for start in range(0, 4096 - length, 97 + length):
-                    assert np.array_equal(getattr(np, name)(x[start:start + length]).view(np.uint64),
-                                          whole[start:start + length].view(np.uint64)), (name, start, length)
+            cases = [(name, (x,), getattr(np, name)(x))]
+        for kind, args, expected in cases:
+            _same(expected, per_block[kind](*args), name, *args)
+            # short calls (every length up to two blocks and more, odd offsets) give the long call's bits
+            for length in range(1, 2 * lower.BLOCK + 2):
+                for start in range(0, 4096 - length, 197 + length):
+                    part = per_block[kind](*(a[start:start + length] for a in args))
+                    assert np.array_equal(part.view(np.uint64), expected[start:start + length].view(np.uint64)), \
+                        (kind, start, length)
 
 
 def _same(expected, got, name, *inputs):

@@ -19,13 +19,17 @@ OPCODES = sorted(d.name for d in candidates(ISA_))
 MIN_NATIVE_OPCODES = 865  # of the sweep's 879 opcodes bound to native handlers (873; 857 before v_exp/log/sin/cos)
 
 
-def _state(case: Case, seed: int) -> Dispatch:
+def _state(case: Case, seed: int, exec_mask: int = 0xF0FF_7FFD, wave: int = WAVE) -> Dispatch:
+    """One wave at the case's instruction, random registers; by default EXEC has lanes off at both
+    ends and in the middle."""
     rng = np.random.default_rng(seed)
-    run = Dispatch(TARGET, WAVE, vgprs=32)
+    run = Dispatch(TARGET, wave, vgprs=32)
     run.vgpr[0] = rng.integers(0, 1 << 32, run.vgpr.shape[1:], dtype=np.uint64).astype(np.uint32)
     run.sgpr[0, :32] = rng.integers(0, 1 << 32, 32, dtype=np.uint64).astype(np.uint32)
     run.sgpr[0, VCC_LO] = rng.integers(0, 1 << 32)
-    run.sgpr[0, EXEC_LO] = 0xF0FF_7FFD  # lanes off at both ends and in the middle
+    run.sgpr[0, EXEC_LO] = exec_mask & 0xFFFF_FFFF
+    if wave == 64:
+        run.sgpr[0, EXEC_LO + 1] = exec_mask >> 32
     run.waves.scc[0] = rng.integers(0, 2)
     code = case.inst_bytes() + assemble(run.isa, "s_endpgm\n").data
     run.device.alloc_at(CODE_BASE, code)
@@ -33,8 +37,8 @@ def _state(case: Case, seed: int) -> Dispatch:
     return run
 
 
-def _run(case: Case, seed: int, native: bool) -> tuple:
-    run = _state(case, seed)
+def _run(case: Case, seed: int, native: bool, **state) -> tuple:
+    run = _state(case, seed, **state)
     ctx = run.context()
     try:
         (engine.run if native else executor.run)(ctx, executor.Watchdog())
@@ -56,6 +60,23 @@ def test_an_opcode_gives_the_reference_engines_bits(name):
         for what, a, b in zip(("vgpr", "sgpr", "scc", "pc", "state", "wave-instructions", "lane-operations"),
                               expected, got, strict=True):
             assert np.array_equal(a, b), f"{name} seed {seed}: {what} differs"
+
+
+TRANSCENDENTALS = [n for n in OPCODES if n.split("_")[1] in ("EXP", "LOG", "SIN", "COS")]
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+@pytest.mark.parametrize("name", TRANSCENDENTALS)
+def test_transcendentals_under_any_exec(name, wave):
+    """numpy's loop runs once over the active lanes, packed: none, the first or the last alone, a
+    tail off, alternate lanes, all."""
+    case = Case.of(ISA_, next(d for d in candidates(ISA_) if d.name == name))
+    full = (1 << wave) - 1
+    for seed, exec_mask in enumerate((0, 1, 1 << (wave - 1), full >> 3, 0x5555_5555_5555_5555 & full, full)):
+        expected, got = (_run(case, seed, native, exec_mask=exec_mask, wave=wave) for native in (False, True))
+        for what, a, b in zip(("vgpr", "sgpr", "lane-operations"), expected[:2] + expected[6:], got[:2] + got[6:],
+                              strict=True):
+            assert np.array_equal(a, b), f"{name} wave{wave} EXEC {exec_mask:#x}: {what} differs"
 
 
 def test_most_opcodes_run_natively():

@@ -18,8 +18,13 @@ computes for element i exactly what the numpy function computes for lane i:
     conversions with NaN payloads moved as ``floats.convert_nan`` does, saturating conversions.
 
 Transcendental functions (``rt.sin``, ``rt.cos``, ``rt.log2``, ``rt.pow_positive_base``) call numpy's
-own float64 inner loop for one element (``ufuncs``: the same function numpy's dispatch calls, so the
-same bits whatever SIMD or libm numpy chose), then round and fix NaNs as the runtime does.
+own float64 inner loop (``ufuncs``: the same function numpy's dispatch calls, so the same bits whatever
+SIMD or libm numpy chose), then round and fix NaNs as the runtime does. A call of numpy's loop for one
+element costs 50-90 ns, for many 6-8 ns each (its SIMD path), so the semantics are emitted in lane
+loops (`emit_lanes`) that call each loop once for all the lanes: one pass over the lanes gathers the
+call's float64 operands into a stack array, numpy's loop runs over it, and the next pass reads the
+results back (`NumpyCalls`). A function over n elements (`lower_instruction`) runs in blocks of lanes
+(`define_elementwise`).
 
 What has no exact element form here raises the numpy backend's own BackendUnsupported at compile
 time: bfloat16, integers wider than 64 bits, run-time refusals of undefined constants
@@ -125,9 +130,11 @@ class ElementSemantics:
         self.name, self.inputs, self.outputs = name, generated.inputs, generated.outputs
         self.lowering = _FunctionLowering(module, symbol_for(arch, enum, name), generated, name)
 
-    def emit(self, b: ir.IRBuilder, raw: dict[str, ir.Value]) -> list[ir.Value]:
+    def emit(self, b: ir.IRBuilder, raw: dict[str, ir.Value], calls: NumpyCalls | None = None) -> list[ir.Value]:
+        """One element's outputs (storage types, in the order of ``outputs``) from ``raw`` (by port
+        name). Semantics calling numpy's loops need ``calls``: emit them with `emit_lanes`."""
         with self.named_refusals():
-            return self.lowering.emit(b, raw)
+            return self.lowering.emit(b, raw, calls)
 
     @contextlib.contextmanager
     def named_refusals(self):
@@ -149,6 +156,209 @@ def ir_digest(module: ir.Module) -> str:
     return hashlib.sha256(str(module).encode()).hexdigest()
 
 
+# --- lane loops: the semantics of many elements, numpy's loops called once for all of them -------------
+
+BLOCK = 64  # elements per block of a function over n elements (a wave64's lanes)
+
+
+def counted_loop(b: ir.IRBuilder, count: int | ir.Value, carried: list[ir.Value], body) -> list[ir.Value]:
+    """``for i in range(count)`` (count >= 1): ``body(b, i, values) -> values`` with loop-carried
+    ``values``; returns their final values. The builder is left after the loop."""
+    fn = b.function
+    before = b.block
+    head = fn.append_basic_block("lanes")
+    after = fn.append_basic_block("lanes.done")
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64, "lane")
+    i.add_incoming(ir.Constant(I64, 0), before)
+    phis = []
+    for value in carried:
+        phi = b.phi(value.type)
+        phi.add_incoming(value, before)
+        phis.append(phi)
+    results = body(b, i, phis)
+    nxt = b.add(i, ir.Constant(I64, 1))
+    for phi, value in zip(phis, results, strict=True):
+        phi.add_incoming(value, b.block)
+    i.add_incoming(nxt, b.block)
+    limit = ir.Constant(I64, count) if isinstance(count, int) else count
+    b.cbranch(b.icmp_unsigned("<", nxt, limit), head, after)
+    b.position_at_end(after)
+    return results
+
+
+class _Gathered(Exception):
+    """A gathering pass has stored its call's operands: the rest of the element waits for the call."""
+
+
+class NumpyCalls:
+    """The calls of numpy's float64 loops made by the semantics of one lane loop, each once for all lanes.
+
+    `emit_lanes` emits the lane loop once per call and once more: pass p emits each lane's semantics
+    up to its p-th call (in emission order), with calls before it read from their results, and stores
+    that call's operands into a stack array (`_Gathered` ends the lane there); after the loop numpy's
+    loop runs once, ``n`` = the lanes gathered, contiguous (step 8), as the reference engine's one
+    call over its arrays does. The last pass meets no new call and finishes the lanes. A lane that is
+    not active is not gathered (the active lanes are packed: slot = active lanes before it); its
+    results are read from its operand's slot, and its outputs are not written by the caller anyway."""
+
+    def __init__(self, b: ir.IRBuilder, capacity: int):
+        self.module = b.function.module
+        entry = b.function.entry_basic_block
+        self.entry = ir.IRBuilder(entry)
+        self.entry.position_at_start(entry)  # allocas once, in the entry block, not per lane
+        self.capacity = capacity
+        self.made: list[tuple] = []  # per call: (loop, steps, per operand its array or its constant, out)
+        self.stage = 0  # the call the pass being emitted gathers
+        self._frame = None  # args, dims, steps of numpy's call
+        self.start(None, None)
+
+    def start(self, slot: ir.Value | None, active: ir.Value | None) -> None:
+        """A lane's emission begins: its slot in the arrays and whether it is active (None: all are)."""
+        self.seen, self.slot, self.active = 0, slot, active
+
+    def call(self, b: ir.IRBuilder, name: str, operands: list[ir.Value], steps: tuple[int, ...]) -> ir.Value:
+        k = self.seen
+        self.seen += 1
+        if k < self.stage:  # made: read this lane's result
+            found, made_steps, arrays, out = self.made[k]
+            if found.name != name or made_steps != steps:
+                raise BackendUnsupported(f"np.{name}: the semantics emitted a different call in another pass")
+            ptr = b.gep(out, [self.slot], source_etype=DOUBLE)
+            if self.active is not None:  # not computed for an inactive lane: read a slot it wrote
+                first = next(a for a in arrays if not isinstance(a, ir.Constant))
+                ptr = b.select(self.active, ptr, b.gep(first, [self.slot], source_etype=DOUBLE))
+            return b.load(ptr, typ=DOUBLE)
+        self.made.append(self._arrays(name, operands, steps))  # k == stage: gather its operands
+        for operand, array in zip(operands, self.made[k][2], strict=True):
+            if array is not operand:
+                b.store(operand, b.gep(array, [self.slot], source_etype=DOUBLE))
+        raise _Gathered
+
+    def _arrays(self, name: str, operands: list[ir.Value], steps: tuple[int, ...]) -> tuple:
+        found = ufuncs.loop(name)
+        if len(operands) != found.nin or len(steps) != found.nin + 1 or steps[-1] != 8:
+            raise BackendUnsupported(f"np.{name} called with {len(operands)} operands, steps {steps}")
+        arrays = []
+        for operand, step in zip(operands, steps[:-1], strict=True):
+            if step == 0 and not isinstance(operand, ir.Constant):
+                raise BackendUnsupported(f"np.{name}: an operand of step 0 that is not a constant")
+            if step not in (0, 8):
+                raise BackendUnsupported(f"np.{name}: an operand of step {step}")
+            arrays.append(operand if step == 0 else self.entry.alloca(DOUBLE, self.capacity, name="numpy.in"))
+        if all(isinstance(a, ir.Constant) for a in arrays):
+            raise BackendUnsupported(f"np.{name} of constants only")
+        out = self.entry.alloca(DOUBLE, self.capacity, name="numpy.out")
+        return found, steps, arrays, out
+
+    def invoke(self, b: ir.IRBuilder, count: ir.Value) -> None:
+        """numpy's loop of the call just gathered, over its ``count`` gathered elements."""
+        found, steps, arrays, out = self.made[self.stage]
+        if self._frame is None:
+            self._frame = (self.entry.alloca(PTR, 3, name="numpy.args"), self.entry.alloca(I64, name="numpy.n"),
+                           self.entry.alloca(I64, 3, name="numpy.steps"))
+        args, dims, strides = self._frame
+        fn = self.module.globals.get(found.symbol)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR] * 4), found.symbol)
+        data = self.module.globals.get(found.data_symbol)
+        if data is None:
+            data = ir.GlobalVariable(self.module, PTR, found.data_symbol)  # external: bound at load time
+        for k, (array, step) in enumerate(zip([*arrays, out], steps, strict=True)):
+            if isinstance(array, ir.Constant):  # a broadcast operand: one element, step 0
+                slot = self.entry.alloca(DOUBLE, name="numpy.scalar")
+                b.store(array, slot)
+                array = slot
+            b.store(array, b.gep(args, [ir.Constant(I64, k)], source_etype=PTR))
+            b.store(ir.Constant(I64, step), b.gep(strides, [ir.Constant(I64, k)], source_etype=I64))
+        b.store(count, dims)
+        b.call(fn, [args, dims, strides, b.load(data, typ=PTR)])
+        self.stage += 1
+
+
+def emit_lanes(b: ir.IRBuilder, count: int | ir.Value, semantics: list, read, write, carried=(), *,
+               active=None, capacity: int | None = None) -> list[ir.Value]:
+    """Several elements' semantics in loops over ``count`` lanes (at least 1; at most ``capacity``,
+    needed when count is a run-time value) at ``b``, each numpy loop they call called once for all
+    lanes (`NumpyCalls`): ``read(b, lane)`` gives, for each of ``semantics`` (objects with
+    ``emit(b, raw, calls)``: ElementSemantics), its inputs by port name; ``write(b, lane, results,
+    values)`` stores the lane's results (each one's outputs, in order) and gives the loop-carried
+    ``values`` (from ``carried``), whose final values are returned. ``active(b, lane)`` (an i1) says
+    which lanes numpy's loops compute: the others' results are garbage, for ``write`` to discard.
+    Lanes are read once per pass and written in the last: reads of a lane must not see other lanes'
+    writes. Without calls of numpy's loops this is one loop, with no cost over a plain one."""
+    calls = NumpyCalls(b, capacity if capacity is not None else count)
+    gathered = []  # per pass: whether it ended at a call
+
+    def body(b, lane, values):
+        slot = values[-1]
+        on = active(b, lane) if active is not None else None
+        calls.start(slot, on)
+        raws = read(b, lane)
+        try:
+            results = [s.emit(b, raw, calls) for s, raw in zip(semantics, raws, strict=True)]
+        except _Gathered:
+            gathered[-1] = True
+            kept = values[:-1]
+        else:
+            kept = write(b, lane, results, values[:-1])
+        nxt = b.add(slot, b.zext(on, I64)) if on is not None else b.add(slot, ir.Constant(I64, 1))
+        return [*kept, nxt]
+
+    while True:
+        gathered.append(False)
+        final = counted_loop(b, count, [*carried, ir.Constant(I64, 0)], body)
+        if not gathered[-1]:
+            return final[:-1]
+        n = final[-1]
+        if active is None:
+            calls.invoke(b, n)
+        else:
+            with b.if_then(b.icmp_unsigned("!=", n, ir.Constant(I64, 0))):
+                calls.invoke(b, n)
+
+
+def define_elementwise(module: ir.Module, symbol: str, inputs: list[tuple[str, ir.Type]],
+                       outputs: list[tuple[str, ir.Type]], semantics, block: int = BLOCK) -> ir.Function:
+    """``void SYMBOL(i64 n, ptr in..., ptr out...)``: ``semantics.emit(b, raw, calls)`` for each of n
+    elements of contiguous arrays, ``block`` elements at a time (`emit_lanes`)."""
+    fnty = ir.FunctionType(ir.VoidType(), [I64] + [PTR] * (len(inputs) + len(outputs)))
+    fn = ir.Function(module, fnty, symbol)
+    fn.args[0].name = "n"
+    for k, (arg, (name, _)) in enumerate(zip(fn.args[1:], (*inputs, *outputs), strict=True)):
+        arg.name = ("in_" if k < len(inputs) else "out_") + name
+    entry, blocks, done = (fn.append_basic_block(name) for name in ("entry", "blocks", "done"))
+    b = ir.IRBuilder(entry)
+    n = fn.args[0]
+    b.cbranch(b.icmp_signed(">", n, ir.Constant(I64, 0)), blocks, done)
+    b.position_at_end(blocks)
+    base = b.phi(I64, "base")
+    base.add_incoming(ir.Constant(I64, 0), entry)
+    left = b.sub(n, base)
+    width = ir.Constant(I64, block)
+    count = b.select(b.icmp_signed("<", left, width), left, width)
+
+    def at(b, array, typ, lane):
+        return b.gep(array, [b.add(base, lane)], inbounds=True, source_etype=typ)
+
+    def read(b, lane):
+        return [{name: b.load(at(b, arg, typ, lane), typ=typ) for arg, (name, typ) in zip(fn.args[1:], inputs)}]
+
+    def write(b, lane, results, values):
+        for arg, value, (_, typ) in zip(fn.args[1 + len(inputs):], results[0], outputs, strict=True):
+            b.store(value, at(b, arg, typ, lane))
+        return values
+
+    emit_lanes(b, count, [semantics], read, write, capacity=block)
+    nxt = b.add(base, width, name="base.next")
+    base.add_incoming(nxt, b.block)
+    b.cbranch(b.icmp_signed("<", nxt, n), blocks, done)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn
+
+
 class _FunctionLowering:
     def __init__(self, module: ir.Module, symbol: str, generated, name: str):
         self.module = module
@@ -156,7 +366,7 @@ class _FunctionLowering:
         self.g = generated
         self.name = name
         self.namespace: dict[str, object] = {"np": np, "rt": rt}
-        self._ufunc_slots: dict[int, tuple] = {}  # per LLVM function: the stack slots of ufunc calls
+        self.calls: NumpyCalls | None = None
 
     def unsupported(self, what: str) -> BackendUnsupported:
         return BackendUnsupported(what)
@@ -165,32 +375,8 @@ class _FunctionLowering:
 
     def run(self) -> None:
         ins, outs = self.g.inputs, self.g.outputs
-        fnty = ir.FunctionType(ir.VoidType(), [I64] + [PTR] * (len(ins) + len(outs)))
-        fn = ir.Function(self.module, fnty, self.symbol)
-        fn.args[0].name = "n"
-        for k, (arg, spec) in enumerate(zip(fn.args[1:], (*ins, *outs), strict=True)):
-            arg.name = ("in_" if k < len(ins) else "out_") + spec.name
-        entry = fn.append_basic_block("entry")
-        loop = fn.append_basic_block("loop")
-        done = fn.append_basic_block("done")
-        b = ir.IRBuilder(entry)
-        n = fn.args[0]
-        b.cbranch(b.icmp_signed(">", n, ir.Constant(I64, 0)), loop, done)
-        b.position_at_end(loop)
-        i = b.phi(I64, "i")
-        i.add_incoming(ir.Constant(I64, 0), entry)
-        raw = {}
-        for arg, spec in zip(fn.args[1:1 + len(ins)], ins, strict=True):
-            ptr = b.gep(arg, [i], inbounds=True, source_etype=storage_type(spec.dtype))
-            raw[spec.name] = b.load(ptr, typ=storage_type(spec.dtype))
-        values = self.emit(b, raw)
-        for arg, value, spec in zip(fn.args[1 + len(ins):], values, outs, strict=True):
-            b.store(value, b.gep(arg, [i], inbounds=True, source_etype=storage_type(spec.dtype)))
-        nxt = b.add(i, ir.Constant(I64, 1), name="i.next")
-        i.add_incoming(nxt, b.block)
-        b.cbranch(b.icmp_signed("<", nxt, n), loop, done)
-        b.position_at_end(done)
-        b.ret_void()
+        define_elementwise(self.module, self.symbol, [(p.name, storage_type(p.dtype)) for p in ins],
+                           [(p.name, storage_type(p.dtype)) for p in outs], self)
 
     def prepare(self) -> ast.FunctionDef:
         """The generated function's AST, its module-level constants evaluated into the namespace."""
@@ -208,11 +394,12 @@ class _FunctionLowering:
                 raise self.unsupported(f"the {spec.width}-bit port {spec.name} (wider than 64 bits)")
         return fndef
 
-    def emit(self, b: ir.IRBuilder, raw: dict[str, ir.Value]) -> list[ir.Value]:
+    def emit(self, b: ir.IRBuilder, raw: dict[str, ir.Value], calls: NumpyCalls | None = None) -> list[ir.Value]:
         """One element's outputs (in their storage types) from its inputs ``raw`` (by port name, in
-        their storage types: a bool is an i8), emitted at ``b``'s position."""
+        their storage types: a bool is an i8), emitted at ``b``'s position; numpy's loops are called
+        through ``calls``."""
         fndef = self.prepare()
-        self.b = b
+        self.b, self.calls = b, calls
         env: dict[str, object] = {}
         for spec in self.g.inputs:
             dtype = np.dtype(spec.dtype)
@@ -557,48 +744,12 @@ class _FunctionLowering:
     def to_f64(self, x: V) -> V:
         return x if x.dtype == F64 else V(self.b.fpext(x.value, DOUBLE), F64)
 
-    def ufunc_loop(self, name: str, operands: list[ir.Value], steps: tuple[int, ...]) -> ir.Value:
-        """numpy's float64 loop of ``np.<name>`` called for one element: ``loop(args, &1, steps, data)``
-        with the operands (doubles) and the result in stack slots; the result as a double."""
-        found = ufuncs.loop(name)
-        if len(operands) != found.nin or len(steps) != found.nin + 1:
-            raise self.unsupported(f"np.{name} called with {len(operands)} operands")
-        module, bd = self.module, self.b
-        fn = module.globals.get(found.symbol)
-        if fn is None:
-            fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * 4), found.symbol)
-        data = module.globals.get(found.data_symbol)
-        if data is None:
-            data = ir.GlobalVariable(module, PTR, found.data_symbol)  # external: bound at load time
-        args, values, dims, strides = self.ufunc_slots()
-        for k, operand in enumerate(operands):
-            bd.store(operand, bd.gep(values, [ir.Constant(I64, k)], source_etype=DOUBLE))
-        nargs = len(operands) + 1
-        for k in range(nargs):
-            bd.store(bd.gep(values, [ir.Constant(I64, k)], source_etype=DOUBLE),
-                     bd.gep(args, [ir.Constant(I64, k)], source_etype=PTR))
-            bd.store(ir.Constant(I64, steps[k]), bd.gep(strides, [ir.Constant(I64, k)], source_etype=I64))
-        bd.store(ir.Constant(I64, 1), dims)
-        bd.call(fn, [args, dims, strides, bd.load(data, typ=PTR)])
-        return bd.load(bd.gep(values, [ir.Constant(I64, nargs - 1)], source_etype=DOUBLE), typ=DOUBLE)
-
-    def ufunc_slots(self) -> tuple:
-        """Stack slots for ufunc calls, allocated once per LLVM function in its entry block (an alloca
-        in a loop body would grow the stack per element)."""
-        fn = self.b.function
-        slots = self._ufunc_slots.get(id(fn))
-        if slots is None:
-            entry = fn.entry_basic_block
-            if self.b.block is entry:
-                eb = self.b
-            else:
-                eb = ir.IRBuilder(entry)
-                eb.position_at_start(entry)
-            slots = (eb.alloca(PTR, 3, name="ufunc.args"), eb.alloca(DOUBLE, 3, name="ufunc.values"),
-                     eb.alloca(I64, name="ufunc.dims"), eb.alloca(I64, 3, name="ufunc.steps"))
-            self._ufunc_slots[id(fn)] = (fn, *slots)
-            return slots
-        return slots[1:]
+    def numpy_loop(self, name: str, operands: list[ir.Value], steps: tuple[int, ...]) -> ir.Value:
+        """The element's result of numpy's float64 loop of ``np.<name>`` (operands with step 0 are the
+        same for every element), called once for all the lanes of the loop being emitted."""
+        if self.calls is None:
+            raise self.unsupported(f"np.{name}'s loop outside a lane loop (emit_lanes calls it)")
+        return self.calls.call(self.b, name, operands, steps)
 
     def floats(self, f: object, *xs: object) -> tuple[np.dtype, list[V]]:
         t = self.fmt(f)
@@ -668,7 +819,7 @@ def _via_f64(name: str):
     """runtime._via_f64(x, fmt, np.<name>): numpy's float64 loop, rounded once, NaNs as _nan_fixed."""
     def lower(self: _FunctionLowering, a, f) -> V:
         t, (x,) = self.floats(f, a)
-        r = V(self.ufunc_loop(name, [self.to_f64(x).value], (8, 8)), F64)
+        r = V(self.numpy_loop(name, [self.to_f64(x).value], (8, 8)), F64)
         return self.nan_fixed(self.narrow(r, t), [x])
     return lower
 
@@ -683,7 +834,7 @@ def _pow_positive_base(self: _FunctionLowering, base, e_wide, f) -> V:
     if e.dtype != F64:
         raise self.unsupported(f"pow_positive_base of a {e.dtype} exponent")
     value = float(base.value if isinstance(base, Weak) else base)
-    r = self.narrow(V(self.ufunc_loop("power", [ir.Constant(DOUBLE, value), e.value], (0, 8, 8)), F64), t)
+    r = self.narrow(V(self.numpy_loop("power", [ir.Constant(DOUBLE, value), e.value], (0, 8, 8)), F64), t)
     fm = {2: rt.F16, 4: rt.F32, 8: rt.F64}[t.itemsize]
     u = self.bits(r)
     out = self.b.select(self.isnan(r), ir.Constant(u.value.type, int(fm.default_nan)), u.value)

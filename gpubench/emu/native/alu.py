@@ -4,7 +4,9 @@ The element semantics are the pseudocode compiler's own (`ElementSemantics`: the
 typed program, lowered to LLVM IR); around them a handler reads each port from where the reference
 engine binds it (ops/alu.py, ops/valu.py: the same `operands_of`), for one wave: a VALU handler runs
 its lanes in a loop and writes vector results to the lanes EXEC enables, lane-bit results (compares,
-carries) as a whole mask after the loop, with 0 in the disabled lanes, as the reference does.
+carries) as a whole mask after the loop, with 0 in the disabled lanes, as the reference does. The
+lowering shapes the loop (`emit_lanes`): semantics that call numpy's loops (transcendentals) get one
+more pass over the lanes per call, the call made once per wave over the lanes EXEC enables.
 
 What the native handlers do not do yet is left to the reference engine, decided once per instruction
 when it is bound (the binder returns None): DPP, SDWA, VOP3P packing, clamp and omod, v_swap's second
@@ -19,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 from llvmlite import ir
 
-from gpubench.compiler.native.lower import ElementSemantics, storage_type
+from gpubench.compiler.native.lower import ElementSemantics, emit_lanes, storage_type
 from gpubench.emu.context import Context
-from gpubench.emu.native.build import HANDLER_TYPE, I1, I8, I32, I64, Code, const, counted_loop, element, word
+from gpubench.emu.native.build import HANDLER_TYPE, I1, I8, I32, I64, Code, const, element, word
 from gpubench.emu.native.layout import OPERAND_WORDS, RECORD_OPERANDS, Frame, Status
 from gpubench.emu.ops import Unsupported, division, modes, valu
 from gpubench.emu.ops import alu as reference
@@ -310,8 +312,10 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
     ports = {p.name: p for p in (*semantics.inputs, *semantics.outputs)}
     masks = [name for name, out in outputs.items() if out.kind in ("mask", "carry")]
 
-    def lane_body(b, lane, carried):
-        active = b.trunc(b.and_(b.lshr(exec_mask, lane), const(1)), I1)
+    def active(b, lane):
+        return b.trunc(b.and_(b.lshr(exec_mask, lane), const(1)), I1)
+
+    def read(b, lane):
         raw = {}
         for name, source in sources.items():
             port = ports[name]
@@ -320,7 +324,7 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
             elif source.kind == "lane":
                 value = b.trunc(lane, I32)
             elif source.kind == "exec_bit":
-                value = b.zext(active, I8)
+                value = b.zext(active(b, lane), I8)
             elif source.kind == "mask_bit":
                 value = _lane_bit(b, uniform[name], lane)
             else:
@@ -328,20 +332,22 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
             if source.kind in ("vgpr", "sgpr", "const"):
                 value = _modified(b, value, source)
             raw[name] = _as_port(b, value, port)
-        results = dict(zip([p.name for p in semantics.outputs], semantics.emit(b, raw), strict=True))
-        updated = []
+        return [raw]
+
+    def write(b, lane, results, carried):
+        on = active(b, lane)
+        values = dict(zip([p.name for p in semantics.outputs], results[0], strict=True))
         for name, out in outputs.items():
-            value = results[name]
             if out.kind == "vgpr":
-                _write_vgpr(b, frame, record, out, lane, active, value, wave_size)
+                _write_vgpr(b, frame, record, out, lane, on, values[name], wave_size)
+        updated = []
         for name, mask in zip(masks, carried, strict=True):
-            value = results[name]
-            bit = b.and_(b.zext(value, I64), const(1))
-            bit = b.select(active, bit, const(0))
+            bit = b.select(on, b.and_(b.zext(values[name], I64), const(1)), const(0))
             updated.append(b.or_(mask, b.shl(bit, lane)))
         return updated
 
-    final = counted_loop(b, wave_size, [const(0)] * len(masks), lane_body)
+    # numpy's loops (transcendentals) are called once for the wave's active lanes (emit_lanes)
+    final = emit_lanes(b, wave_size, [semantics], read, write, [const(0)] * len(masks), active=active)
     for name, mask in zip(masks, final, strict=True):
         out = outputs[name]
         if out.operand >= 0:

@@ -22,6 +22,7 @@ from llvmlite import ir
 from gpubench.compiler.backend.cache import write_atomically
 from gpubench.compiler.backend.operands import BackendUnsupported
 from gpubench.compiler.native.jit import environment_key, native_cache_dir, optimise, target_machine
+from gpubench.compiler.native.lower import counted_loop  # noqa: F401 - the handlers' lane loops
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
@@ -156,29 +157,3 @@ def element(b: ir.IRBuilder, base: ir.Value, index: ir.Value, typ: ir.Type) -> i
 
 def const(value: int, typ: ir.Type = I64) -> ir.Constant:
     return ir.Constant(typ, value)
-
-
-def counted_loop(b: ir.IRBuilder, count: int, carried: list[ir.Value], body) -> list[ir.Value]:
-    """``for i in range(count)``: ``body(b, i, values) -> values`` with loop-carried ``values``;
-    returns their final values. The builder is left after the loop."""
-    fn = b.function
-    before = b.block
-    head = fn.append_basic_block("lanes")
-    after = fn.append_basic_block("lanes.done")
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(I64, "lane")
-    i.add_incoming(const(0), before)
-    phis = []
-    for value in carried:
-        phi = b.phi(value.type)
-        phi.add_incoming(value, before)
-        phis.append(phi)
-    results = body(b, i, phis)
-    nxt = b.add(i, const(1))
-    for phi, value in zip(phis, results, strict=True):
-        phi.add_incoming(value, b.block)
-    i.add_incoming(nxt, b.block)
-    b.cbranch(b.icmp_unsigned("<", nxt, const(count)), head, after)
-    b.position_at_end(after)
-    return results

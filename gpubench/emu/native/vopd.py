@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from gpubench.compiler.native.lower import ElementSemantics
+from gpubench.compiler.native.lower import ElementSemantics, emit_lanes
 from gpubench.emu.context import Context
 from gpubench.emu.native.alu import (
     Bound,
@@ -34,7 +34,7 @@ from gpubench.emu.native.alu import (
     _valu_source,
     _write_vgpr,
 )
-from gpubench.emu.native.build import I1, I8, I32, Code, const, counted_loop, word
+from gpubench.emu.native.build import I1, I8, I32, Code, const, word
 from gpubench.emu.native.layout import Frame, Status
 from gpubench.emu.ops import Unsupported, modes
 from gpubench.emu.ops import vopd as reference
@@ -85,19 +85,24 @@ def _define_dual(module: ir.Module, symbol: str, halves: list, wave_size: int, f
     uniform = [{name: _uniform(b, frame, record, source, port[name], wave_size) for name, source in sources.items()
                 if source.kind in UNIFORM} for (_, sources, _), port in zip(halves, ports, strict=True)]
 
-    def lane_body(b, lane, carried):
-        active = b.trunc(b.and_(b.lshr(exec_mask, lane), const(1)), I1)
-        raws = [{name: _per_lane(b, frame, record, source, port[name], once.get(name), lane, wave_size)
-                 for name, source in sources.items()}  # every read of both halves first ...
+    def active(b, lane):
+        return b.trunc(b.and_(b.lshr(exec_mask, lane), const(1)), I1)
+
+    def read(b, lane):  # every read of both halves first ...
+        return [{name: _per_lane(b, frame, record, source, port[name], once.get(name), lane, wave_size)
+                 for name, source in sources.items()}
                 for (_, sources, _), port, once in zip(halves, ports, uniform, strict=True)]
-        results = [dict(zip([p.name for p in semantics.outputs], semantics.emit(b, raw), strict=True))
-                   for (semantics, _, _), raw in zip(halves, raws, strict=True)]
-        for (_, _, outputs), values in zip(halves, results, strict=True):  # ... then every write
+
+    def write(b, lane, results, carried):  # ... then every write
+        on = active(b, lane)
+        for (semantics, _, outputs), values in zip(halves, results, strict=True):
+            values = dict(zip([p.name for p in semantics.outputs], values, strict=True))
             for name, out in outputs.items():
-                _write_vgpr(b, frame, record, out, lane, active, values[name], wave_size)
+                _write_vgpr(b, frame, record, out, lane, on, values[name], wave_size)
         return carried
 
-    counted_loop(b, wave_size, [], lane_body)
+    # one lane loop for both halves (and, were a half to call numpy's loops, one call per wave: emit_lanes)
+    emit_lanes(b, wave_size, [semantics for semantics, _, _ in halves], read, write, active=active)
     b.ret(const(int(Status.NEXT), I32))
 
 
