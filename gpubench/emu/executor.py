@@ -15,7 +15,8 @@ import numpy as np
 
 from gpubench.emu.context import Context, ExecutionError
 from gpubench.emu.memory import PageFault
-from gpubench.emu.ops import Handler, Unsupported, handler_for
+from gpubench.emu.ops import Handler, Unsupported
+from gpubench.emu.ops import claimed as ops_claimed
 from gpubench.emu.waves import EXEC_LO, WaveState
 from gpubench.isa.decoder import DecodeError, Instruction, decode
 from gpubench.isa.disasm import disassemble_at
@@ -49,7 +50,7 @@ class Program:
     bound to its handler only the first time those bytes are seen. A dispatch then pays one fetch
     per PC it reaches, not a decode."""
 
-    _handlers: dict[tuple, Handler] = {}  # by (target, wave size, instruction bytes)
+    _handlers: dict[tuple, tuple[Handler, object]] = {}  # (handler, its factory) by (target, wave size, bytes)
     _decoded: dict[tuple, tuple[Instruction, Handler]] = {}  # by (target, wave size, fetch window)
     MAX_DECODED = 1 << 17  # fetch windows kept; past it the cache starts again (a long run of generated code)
 
@@ -72,6 +73,10 @@ class Program:
         found = self._decoded.get((target, wave_size, window))
         return found if found is not None else self._decode(target, wave_size, window)
 
+    def factory(self, inst: Instruction):
+        """The handler factory that claimed ``inst`` (one `lookup` returned)."""
+        return self._handlers[self.ctx.isa.target.name, self.ctx.waves.wave_size, inst.bytes][1]
+
     def step(self, pc: int) -> tuple[Instruction, Handler]:
         found = self.steps.get(pc)
         if found is None:
@@ -84,9 +89,11 @@ class Program:
     def _decode(self, target: str, wave_size: int, window: bytes) -> tuple[Instruction, Handler]:
         inst = decode(self.ctx.isa, window)
         key = (target, wave_size, inst.bytes)
-        handler = self._handlers.get(key)
-        if handler is None:
-            handler = self._handlers[key] = handler_for(inst)
+        claimed = self._handlers.get(key)
+        if claimed is None:
+            make, handler = ops_claimed(inst)
+            claimed = self._handlers[key] = handler, make
+        handler = claimed[0]
         if len(self._decoded) >= self.MAX_DECODED:
             self._decoded.clear()
         self._decoded[(target, wave_size, window)] = inst, handler

@@ -5,8 +5,9 @@ defines it in a module. The modules a process has not compiled yet are compiled 
 engine (one code-generation pass for a program's new variants), and each module's object is kept on
 disk as ``<cache_dir()>/native/engine/<digest>.o``, the digest covering the key and the compiler's
 whole environment (`jit.environment_key`: gpubench and LLVM versions, the host CPU and its features,
-the sources of the pseudocode compiler and of its native backend); this package's sources are in the
-key too. A later process loads the object into an empty module and generates no code.
+the sources of the pseudocode compiler and of its native backend); so are the sources of this
+package's modules that generate IR (not the engine's scheduling). A later process loads the object
+into an empty module and generates no code.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from gpubench.compiler.native.lower import counted_loop  # noqa: F401 - the hand
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
 HANDLER_TYPE = ir.FunctionType(I32, [PTR, PTR])  # i32 handler(ptr frame, ptr record)
+NOT_IN_CODE = ("__init__.py", "engine.py")  # the package's modules that generate no IR (not in the key)
 STATS = {"compiled": 0, "loaded": 0, "refused": 0}  # modules, for tests and measurements
 
 
@@ -53,7 +55,7 @@ def addresses(codes: list[Code]) -> dict[str, int | BackendUnsupported]:
 @functools.cache
 def _package_fingerprint() -> str:
     digest = hashlib.sha256(environment_key().encode())
-    for path in sorted(Path(__file__).parent.glob("*.py")):
+    for path in sorted(p for p in Path(__file__).parent.glob("*.py") if p.name not in NOT_IN_CODE):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()

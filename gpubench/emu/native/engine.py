@@ -35,7 +35,7 @@ from gpubench.emu.native.layout import (MAP_WORDS, RECORD_FN, RECORD_OPERANDS, R
 from gpubench.emu.native.lds import bind_lds
 from gpubench.emu.native.loop import loop_code
 from gpubench.emu.ops import alu as reference_alu
-from gpubench.emu.ops import claimed, control, memory_ops
+from gpubench.emu.ops import control, memory_ops
 from gpubench.emu.ops import lds as reference_lds
 from gpubench.emu.ops import vopd as reference_vopd
 from gpubench.emu.waves import WaveState
@@ -50,7 +50,9 @@ WINDOW_BYTES = 4 << 20  # the code a program's table covers, at most (around the
 PREBIND_INSTRUCTIONS = 4096  # decoded forward from the entry point when a program is first bound
 SLICE = 1 << 22  # wave-instructions per native call: the watchdog's clock is read between calls
 MAX_PROGRAMS = 4096
+MAX_BINDINGS = 1 << 17
 _programs: dict[tuple, NativeProgram] = {}
+_bindings: dict[tuple, alu.Bound | None] = {}  # by (target, wave size, VGPRs, instruction bytes)
 _loops: dict[tuple[int, bool], object] = {}
 
 
@@ -88,6 +90,16 @@ class NativeProgram:
     def covers(self, pc: int) -> bool:
         return 0 <= pc - self.base < 4 * len(self.table) and pc % 4 == 0
 
+    def _bound(self, ctx: Context, reference: executor.Program, inst) -> alu.Bound | None:
+        """``inst`` bound by its binder; the same bytes in another program reuse the binding."""
+        key = (self.target, self.wave_size, self.vgprs, inst.bytes)
+        if key not in _bindings:
+            binder = BINDERS.get(reference.factory(inst))
+            if len(_bindings) >= MAX_BINDINGS:
+                _bindings.clear()
+            _bindings[key] = binder(inst, ctx) if binder else None
+        return _bindings[key]
+
     def bind(self, ctx: Context, reference: executor.Program, pcs: list[int], forward: bool = False) -> None:
         """Bind the instructions at ``pcs`` (with ``forward``: and those after each, up to an
         undecodable word or PREBIND_INSTRUCTIONS), compiling new handlers in one batch."""
@@ -98,13 +110,11 @@ class NativeProgram:
                     count < (PREBIND_INSTRUCTIONS if forward else 1):
                 try:
                     inst, _ = reference.lookup(pc)
-                    make, _ = claimed(inst)
                 except Exception:  # noqa: BLE001 - the reference engine reports it if a wave gets there
                     if pc == start:
                         self.table[(pc - self.base) // 4] = Binding.REFERENCE
                     break
-                binder = BINDERS.get(make)
-                found.append((pc, inst, binder(inst, ctx) if binder else None))
+                found.append((pc, inst, self._bound(ctx, reference, inst)))
                 if inst.name == "S_CODE_END":
                     break
                 pc, count = pc + inst.size, count + 1
