@@ -9,7 +9,7 @@ lowering shapes the loop (`emit_lanes`): semantics that call numpy's loops (tran
 more pass over the lanes per call, the call made once per wave over the lanes EXEC enables.
 
 What the native handlers do not do yet is left to the reference engine, decided once per instruction
-when it is bound (the binder returns None): DPP, SDWA, VOP3P packing, clamp and omod, v_swap's second
+when it is bound (the binder returns None): DPP, SDWA, clamp and omod, v_swap's second
 destination, the trap status, scalar float operations. Float operations check MODE when they run and
 give the instruction to the reference engine in a wave whose round or denormal mode is not the default.
 """
@@ -84,6 +84,7 @@ class Source:
     absolute: bool = False
     sign_bit: int = 0
     operand: int = -1  # the record word holding the register number or the constant
+    packed: tuple[bool, bool, bool, bool] | None = None  # VOP3P: (op_sel, op_sel_hi, neg_lo, neg_hi)
 
 
 def _scalar_source(ctx: Context, value: int, width: int, fmt: str | None, literal: int | None,
@@ -103,8 +104,8 @@ def _scalar_source(ctx: Context, value: int, width: int, fmt: str | None, litera
 
 
 def _vector_source(ctx: Context, src: valu.Source, port, literal: int | None, words: Operands) -> Source:
-    if src.select is not None or src.packed is not None:
-        raise Unsupported("SDWA selection or VOP3P packing")
+    if src.select is not None:
+        raise Unsupported("SDWA selection")
     width = min(port.width, src.bits) if src.bits else port.width
     read_width = 64 if width > 32 else 32
     if src.value >= opnd.VGPR_BASE:
@@ -116,7 +117,7 @@ def _vector_source(ctx: Context, src: valu.Source, port, literal: int | None, wo
         sign_bit = src.sign_bit if src.sign_bit is not None else \
             (opnd.float_kind(src.fmt) or src.bits or read_width) - 1
     half = ("hi" if src.high else "lo") if src.bits == 16 else ""
-    return Source(base.kind, read_width, half, src.neg, src.absolute, sign_bit, base.operand)
+    return Source(base.kind, read_width, half, src.neg, src.absolute, sign_bit, base.operand, src.packed)
 
 
 def _read_register(b, frame, record, source: Source, lane, wave_size: int) -> ir.Value:
@@ -139,18 +140,34 @@ def _read_register(b, frame, record, source: Source, lane, wave_size: int) -> ir
 
 
 def _modified(b, value: ir.Value, source: Source) -> ir.Value:
-    """The half a 16-bit operand names, then abs and neg of its sign bit."""
+    """The half a 16-bit operand names, then VOP3P's packing (operands.packed_halves) or abs and
+    neg of its sign bit."""
     typ = value.type
     if source.half == "hi":
         value = b.lshr(value, ir.Constant(typ, 16))
     elif source.half == "lo":
         value = b.and_(value, ir.Constant(typ, 0xFFFF))
+    if source.packed is not None:
+        return _packed(b, value, source.packed)
     sign = ir.Constant(typ, 1 << source.sign_bit)
     if source.absolute:
         value = b.and_(value, b.not_(sign))
     if source.neg:
         value = b.xor(value, sign)
     return value
+
+
+def _packed(b, value: ir.Value, packed: tuple[bool, bool, bool, bool]) -> ir.Value:
+    """A VOP3P source: each half of the result from the half op_sel / op_sel_hi picks, negated as a
+    float by neg_lo / neg_hi; halves of 16 bits (of 32 in a 64-bit source: CDNA's packed f32)."""
+    typ = value.type
+    width = typ.width // 2
+    mask, sign, shift = ir.Constant(typ, (1 << width) - 1), ir.Constant(typ, 1 << (width - 1)), ir.Constant(typ, width)
+    halves = []
+    for from_high, negate in ((packed[0], packed[2]), (packed[1], packed[3])):
+        half = b.lshr(value, shift) if from_high else b.and_(value, mask)
+        halves.append(b.xor(half, sign) if negate else half)
+    return b.or_(halves[0], b.shl(halves[1], shift))
 
 
 def _as_port(b, value: ir.Value, port) -> ir.Value:
