@@ -58,15 +58,15 @@ class Operands:
         return value if typ == I64 else b.trunc(value, typ)
 
 
-def _semantics(op) -> tuple[str, str, str, str]:
+def semantics_of(op) -> tuple[str, str, str, str]:
     return op.arch, op.enum, op.name, op.text
 
 
-def _text_digest(text: str) -> str:
+def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _int(width: int) -> ir.IntType:
+def int_type(width: int) -> ir.IntType:
     return ir.IntType(64 if width > 32 else 32)
 
 
@@ -120,7 +120,7 @@ def _vector_source(ctx: Context, src: valu.Source, port, literal: int | None, wo
     return Source(base.kind, read_width, half, src.neg, src.absolute, sign_bit, base.operand, src.packed)
 
 
-def _read_register(b, frame, record, source: Source, lane, wave_size: int) -> ir.Value:
+def read_register(b, frame, record, source: Source, lane, wave_size: int) -> ir.Value:
     """A VGPR (this lane's) or SGPR value, 32 or 64 bits (a pair, low word first)."""
     number = Operands.read(b, record, source.operand)
     if source.kind == "vgpr":
@@ -139,7 +139,7 @@ def _read_register(b, frame, record, source: Source, lane, wave_size: int) -> ir
     return b.or_(b.zext(low, I64), b.shl(b.zext(high, I64), const(32)))
 
 
-def _modified(b, value: ir.Value, source: Source) -> ir.Value:
+def modified(b, value: ir.Value, source: Source) -> ir.Value:
     """The half a 16-bit operand names, then VOP3P's packing (operands.packed_halves) or abs and
     neg of its sign bit."""
     typ = value.type
@@ -170,7 +170,7 @@ def _packed(b, value: ir.Value, packed: tuple[bool, bool, bool, bool]) -> ir.Val
     return b.or_(halves[0], b.shl(halves[1], shift))
 
 
-def _as_port(b, value: ir.Value, port) -> ir.Value:
+def as_port(b, value: ir.Value, port) -> ir.Value:
     """An integer value in the storage type of ``port`` (zero-extended or truncated, as astype)."""
     target = storage_type(port.dtype)
     if value.type == target:
@@ -180,11 +180,11 @@ def _as_port(b, value: ir.Value, port) -> ir.Value:
     return b.zext(value, target) if value.type.width < target.width else b.trunc(value, target)
 
 
-def _lane_bit(b, mask: ir.Value, lane) -> ir.Value:
+def lane_bit(b, mask: ir.Value, lane) -> ir.Value:
     return b.trunc(b.and_(b.lshr(mask, lane), const(1)), I8)
 
 
-def _mask(b, frame, register: ir.Value, wave_size: int) -> ir.Value:
+def lane_mask(b, frame, register: ir.Value, wave_size: int) -> ir.Value:
     """A lane mask register (a pair in wave64) as an i64."""
     base = word(b, frame, Frame.SGPR, ir.PointerType())
     low = b.zext(b.load(element(b, base, register, I32), typ=I32), I64)
@@ -201,7 +201,7 @@ def _store_mask(b, frame, register: ir.Value, mask: ir.Value, wave_size: int) ->
         b.store(b.trunc(b.lshr(mask, const(32)), I32), element(b, base, b.add(register, const(1)), I32))
 
 
-def _mode_check(b, frame) -> None:
+def mode_check(b, frame) -> None:
     """Give the instruction to the reference engine unless MODE's float bits are the default."""
     mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
     default = b.icmp_unsigned("==", b.and_(mode, const(modes.FLOAT_MODE_MASK, I32)),
@@ -210,7 +210,7 @@ def _mode_check(b, frame) -> None:
         b.ret(const(int(Status.REFERENCE), I32))
 
 
-def _handler(module: ir.Module, name: str) -> tuple[ir.Function, ir.IRBuilder]:
+def new_handler(module: ir.Module, name: str) -> tuple[ir.Function, ir.IRBuilder]:
     fn = ir.Function(module, HANDLER_TYPE, name)
     return fn, ir.IRBuilder(fn.append_basic_block("entry"))
 
@@ -239,15 +239,15 @@ def bind_valu(inst: Instruction, ctx: Context) -> Bound | None:
         return None
     words = Operands()
     try:
-        sources = {p.name: _valu_source(ctx, inst, ops, p, words) for p in op.inputs}
-        outputs = {p.name: _valu_output(ctx, ops, p, words) for p in op.outputs}
+        sources = {p.name: valu_source(ctx, inst, ops, p, words) for p in op.inputs}
+        outputs = {p.name: valu_output(ctx, ops, p, words) for p in op.outputs}
     except Unsupported:
         return None
     wave_size = ctx.waves.wave_size
     float_check = any(opnd.float_kind(s.fmt) for s in ops.sources.values()) or \
         bool(ops.vdst and opnd.float_kind(ops.vdst.fmt))
-    arch, enum, name, text = _semantics(op)
-    key = (f"valu {arch} {enum} {name} {_text_digest(text)} wave{wave_size} mode={float_check} "
+    arch, enum, name, text = semantics_of(op)
+    key = (f"valu {arch} {enum} {name} {text_digest(text)} wave{wave_size} mode={float_check} "
            f"in={sorted(sources.items())} out={sorted(outputs.items())}")
 
     def define(module: ir.Module, symbol: str) -> None:
@@ -257,7 +257,7 @@ def bind_valu(inst: Instruction, ctx: Context) -> Bound | None:
     return Bound(Code(key, define), tuple(words.words))
 
 
-def _valu_source(ctx: Context, inst: Instruction, ops: valu.Operands, port, words: Operands) -> Source:
+def valu_source(ctx: Context, inst: Instruction, ops: valu.Operands, port, words: Operands) -> Source:
     name = port.name
     if name in ops.sources:
         return _vector_source(ctx, ops.sources[name], port, ops.literal, words)
@@ -289,7 +289,7 @@ def _valu_source(ctx: Context, inst: Instruction, ops: valu.Operands, port, word
     raise Unsupported(f"{inst.name}: {name} is not read natively")
 
 
-def _valu_output(ctx: Context, ops: valu.Operands, port, words: Operands) -> Output:
+def valu_output(ctx: Context, ops: valu.Operands, port, words: Operands) -> Output:
     name = port.name
     if port.lane_bit or name == "D1":
         reg = {"D0": ops.compare_out, "VCC": ops.mask_out, "EXEC": EXEC_LO, "D1": ops.mask_out}.get(name)
@@ -310,19 +310,19 @@ def _valu_output(ctx: Context, ops: valu.Operands, port, words: Operands) -> Out
 
 def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, outputs: dict, wave_size: int,
                  float_check: bool) -> None:
-    fn, b = _handler(module, symbol)
+    fn, b = new_handler(module, symbol)
     frame, record = fn.args
     if float_check:
-        _mode_check(b, frame)
-    exec_mask = _mask(b, frame, const(EXEC_LO), wave_size)
+        mode_check(b, frame)
+    exec_mask = lane_mask(b, frame, const(EXEC_LO), wave_size)
     uniform = {}  # values that are the same for every lane, read once
     for name, source in sources.items():
         if source.kind == "sgpr":
-            uniform[name] = _read_register(b, frame, record, source, None, wave_size)
+            uniform[name] = read_register(b, frame, record, source, None, wave_size)
         elif source.kind == "const":
-            uniform[name] = Operands.read(b, record, source.operand, _int(source.width))
+            uniform[name] = Operands.read(b, record, source.operand, int_type(source.width))
         elif source.kind == "mask_bit":
-            uniform[name] = _mask(b, frame, Operands.read(b, record, source.operand), wave_size)
+            uniform[name] = lane_mask(b, frame, Operands.read(b, record, source.operand), wave_size)
         elif source.kind == "ieee":
             mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
             uniform[name] = b.zext(b.icmp_unsigned("!=", b.and_(mode, const(modes.IEEE, I32)), const(0, I32)), I8)
@@ -337,18 +337,18 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
         for name, source in sources.items():
             port = ports[name]
             if source.kind == "vgpr":
-                value = _read_register(b, frame, record, source, lane, wave_size)
+                value = read_register(b, frame, record, source, lane, wave_size)
             elif source.kind == "lane":
                 value = b.trunc(lane, I32)
             elif source.kind == "exec_bit":
                 value = b.zext(active(b, lane), I8)
             elif source.kind == "mask_bit":
-                value = _lane_bit(b, uniform[name], lane)
+                value = lane_bit(b, uniform[name], lane)
             else:
                 value = uniform[name]
             if source.kind in ("vgpr", "sgpr", "const"):
-                value = _modified(b, value, source)
-            raw[name] = _as_port(b, value, port)
+                value = modified(b, value, source)
+            raw[name] = as_port(b, value, port)
         return [raw]
 
     def write(b, lane, results, carried):
@@ -356,7 +356,7 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
         values = dict(zip([p.name for p in semantics.outputs], results[0], strict=True))
         for name, out in outputs.items():
             if out.kind == "vgpr":
-                _write_vgpr(b, frame, record, out, lane, on, values[name], wave_size)
+                write_vgpr(b, frame, record, out, lane, on, values[name], wave_size)
         updated = []
         for name, mask in zip(masks, carried, strict=True):
             bit = b.select(on, b.and_(b.zext(values[name], I64), const(1)), const(0))
@@ -373,7 +373,7 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
 
 
 
-def _write_vgpr(b, frame, record, out: Output, lane, active, value: ir.Value, wave_size: int) -> None:
+def write_vgpr(b, frame, record, out: Output, lane, active, value: ir.Value, wave_size: int) -> None:
     base, stride = word(b, frame, Frame.VGPR, ir.PointerType()), const(wave_size)
     first = b.add(b.mul(Operands.read(b, record, out.operand), stride), lane)
     low_ptr = element(b, base, first, I32)
@@ -461,8 +461,8 @@ def bind_salu(inst: Instruction, ctx: Context) -> Bound | None:
             outputs[name] = Output("sgpr", width, operand=words.add(reg))
     except Unsupported:
         return None
-    arch, enum, name, text = _semantics(op)
-    key = (f"salu {arch} {enum} {name} {_text_digest(text)} wave{wave_size} size={inst.size} "
+    arch, enum, name, text = semantics_of(op)
+    key = (f"salu {arch} {enum} {name} {text_digest(text)} wave{wave_size} size={inst.size} "
            f"in={sorted(sources.items())} out={sorted(outputs.items())}")
 
     def define(module: ir.Module, symbol: str) -> None:
@@ -473,27 +473,27 @@ def bind_salu(inst: Instruction, ctx: Context) -> Bound | None:
 
 
 def _define_salu(module, symbol, semantics: ElementSemantics, sources: dict, outputs: dict, wave_size: int) -> None:
-    fn, b = _handler(module, symbol)
+    fn, b = new_handler(module, symbol)
     frame, record = fn.args
     ports = {p.name: p for p in (*semantics.inputs, *semantics.outputs)}
     scc_ptr, pc_ptr = word(b, frame, Frame.SCC, ir.PointerType()), word(b, frame, Frame.PC, ir.PointerType())
     raw = {}
     for name, source in sources.items():
         if source.kind == "sgpr":
-            value = _read_register(b, frame, record, source, None, wave_size)
+            value = read_register(b, frame, record, source, None, wave_size)
         elif source.kind == "const":
-            value = Operands.read(b, record, source.operand, _int(source.width))
+            value = Operands.read(b, record, source.operand, int_type(source.width))
         elif source.kind == "scc":
             value = b.load(scc_ptr, typ=I8)
         elif source.kind == "pc":
             value = b.load(pc_ptr, typ=I64)
         elif source.kind in ("vccz", "execz"):
-            mask = _mask(b, frame, Operands.read(b, record, source.operand), wave_size)
+            mask = lane_mask(b, frame, Operands.read(b, record, source.operand), wave_size)
             value = b.zext(b.icmp_unsigned("==", mask, const(0)), I8)
         else:  # ieee
             mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
             value = b.zext(b.icmp_unsigned("!=", b.and_(mode, const(modes.IEEE, I32)), const(0, I32)), I8)
-        raw[name] = _as_port(b, value, ports[name])
+        raw[name] = as_port(b, value, ports[name])
     results = dict(zip([p.name for p in semantics.outputs], semantics.emit(b, raw), strict=True))
     status = Status.NEXT
     base = word(b, frame, Frame.SGPR, ir.PointerType())
@@ -525,7 +525,7 @@ def bind_control(inst: Instruction, ctx: Context) -> Bound | None:
     status = CONTROL_STATUS.get(inst.name, Status.NEXT)
 
     def define(module: ir.Module, symbol: str) -> None:
-        _, b = _handler(module, symbol)
+        _, b = new_handler(module, symbol)
         b.ret(const(int(status), I32))
 
     return Bound(Code(f"control {status.name}", define), ())

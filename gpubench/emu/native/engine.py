@@ -39,7 +39,6 @@ from gpubench.emu.ops import control, memory_ops
 from gpubench.emu.ops import lds as reference_lds
 from gpubench.emu.ops import vopd as reference_vopd
 from gpubench.emu.waves import WaveState
-from gpubench.isa.decoder import DecodeError
 
 # Which native binder takes the instructions each reference handler factory claims.
 BINDERS = {reference_alu.vector_alu: alu.bind_valu, reference_alu.scalar_alu: alu.bind_salu,
@@ -186,7 +185,8 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
              Dispatch.MODE: w.mode, Dispatch.EXECUTED: w.executed, Dispatch.MAPS: maps,
              Dispatch.LDS: ctx.lds, Dispatch.WORKGROUP: w.workgroup}
     for slot, array in fixed.items():
-        assert array.flags.c_contiguous
+        if not array.flags.c_contiguous:  # native code indexes it as one dense block
+            raise ValueError(f"the native engine needs C-contiguous wave arrays (dispatch slot {slot})")
         block[slot] = array.ctypes.data
     block[Dispatch.VGPR_STRIDE] = w.vgpr.strides[0]
     block[Dispatch.CODE_BASE], block[Dispatch.TABLE_LENGTH] = program.base, len(program.table)

@@ -27,7 +27,7 @@ from llvmlite import ir
 
 from gpubench.emu.context import Context
 from gpubench.emu.native import lane_data
-from gpubench.emu.native.alu import Bound, Operands, _handler, _mask
+from gpubench.emu.native.alu import Bound, Operands, new_handler, lane_mask
 from gpubench.emu.native.build import I1, I8, I32, I64, PTR, Code, const, counted_loop, element, word
 from gpubench.emu.native.layout import Dispatch, Frame, Status
 from gpubench.emu.ops import lds as reference
@@ -58,7 +58,7 @@ def bind_lds(inst: Instruction, ctx: Context) -> Bound | None:
     if name in ("DS_APPEND", "DS_CONSUME"):
         if not fits("vdst", 1):
             return None
-        words = (_m0(inst), reference._offset(inst), operand["vdst"])
+        words = (_m0(inst), reference.ds_offset(inst), operand["vdst"])
         key = f"ds {name.lower()} wave{wave_size}"
         return Bound(Code(key, lambda m, s: _define_append(m, s, name == "DS_APPEND", wave_size)), words)
     if "ADDTID" in tokens:
@@ -66,7 +66,7 @@ def bind_lds(inst: Instruction, ctx: Context) -> Bound | None:
         reg = "vdst" if load else "data0"
         if not fits(reg, 1):
             return None
-        words = (_m0(inst), reference._offset(inst), operand[reg])
+        words = (_m0(inst), reference.ds_offset(inst), operand[reg])
         key = f"ds addtid {'load' if load else 'store'} wave{wave_size}"
         return Bound(Code(key, lambda m, s: _define_addtid(m, s, load, wave_size)), words)
     if "2ADDR" in tokens or tokens[1] in ("READ2", "READ2ST64", "WRITE2", "WRITE2ST64", "WRXCHG2", "WRXCHG2ST64"):
@@ -90,7 +90,7 @@ def bind_lds(inst: Instruction, ctx: Context) -> Bound | None:
         access = data_access(name, inst.idef.operand(reg).bits)
         if not fits("addr", 1) or not fits(reg, access.dwords):
             return None
-        words = (operand["addr"], reference._offset(inst), operand[reg])
+        words = (operand["addr"], reference.ds_offset(inst), operand[reg])
         key = f"ds {'load' if load else 'store'} {access} wave{wave_size}"
         return Bound(Code(key, lambda m, s: _define_load_store(m, s, load, access, wave_size)), words)
     op = atomic_op(name) if not name.startswith("DS_CONDXCHG32") else None
@@ -101,7 +101,7 @@ def bind_lds(inst: Instruction, ctx: Context) -> Bound | None:
     if not fits("addr", 1) or not fits(first, dwords) or (op.operands == 2 and not fits(second, dwords)) or \
             (returns and not fits("vdst", dwords)):
         return None
-    words = (operand["addr"], reference._offset(inst), operand[first],
+    words = (operand["addr"], reference.ds_offset(inst), operand[first],
              operand[second] if op.operands == 2 else operand[first], operand["vdst"] if returns else 0)
     key = f"ds atomic {op.kind} bits={op.bits} returns={returns} wave{wave_size}"
     return Bound(Code(key, lambda m, s: _define_atomic(m, s, op, returns, wave_size)), words)
@@ -126,7 +126,7 @@ class _Wave:
         group = b.load(element(b, word(b, d, Dispatch.WORKGROUP, PTR), word(b, frame, Frame.WAVE), I64), typ=I64)
         self.row = b.gep(word(b, d, Dispatch.LDS, PTR), [b.mul(group, self.limit)], source_etype=I8)
         self.vgpr, self.sgpr = word(b, frame, Frame.VGPR, PTR), word(b, frame, Frame.SGPR, PTR)
-        self.exec = _mask(b, frame, const(EXEC_LO), wave_size)
+        self.exec = lane_mask(b, frame, const(EXEC_LO), wave_size)
 
     def operand(self, index: int) -> ir.Value:
         return Operands.read(self.b, self.record, index)
@@ -182,7 +182,7 @@ class _Wave:
 
 
 def _define_nop(module: ir.Module, symbol: str) -> None:
-    _, b = _handler(module, symbol)
+    _, b = new_handler(module, symbol)
     b.ret(const(int(Status.NEXT), I32))
 
 
@@ -191,7 +191,7 @@ def _define_nop(module: ir.Module, symbol: str) -> None:
 
 def _define_load_store(module, symbol, load: bool, access: DataAccess, wave_size: int) -> None:
     """Record words: addr, offset, data or vdst."""
-    fn, b = _handler(module, symbol)
+    fn, b = new_handler(module, symbol)
     wave = _Wave(b, *fn.args, wave_size)
     offset, reg = wave.operand(1), wave.operand(2)
 
@@ -210,7 +210,7 @@ def _define_load_store(module, symbol, load: bool, access: DataAccess, wave_size
 
 def _define_two(module, symbol, load: bool, size: int, wave_size: int) -> None:
     """Record words: addr, offset0 and offset1 (scaled), vdst or data0, data1."""
-    fn, b = _handler(module, symbol)
+    fn, b = new_handler(module, symbol)
     wave = _Wave(b, *fn.args, wave_size)
     offsets, dwords = (wave.operand(1), wave.operand(2)), size // 4
     element_access = DataAccess(size)
@@ -241,7 +241,7 @@ def _define_two(module, symbol, load: bool, size: int, wave_size: int) -> None:
 
 def _define_addtid(module, symbol, load: bool, wave_size: int) -> None:
     """Record words: M0's register, offset, vdst or data0. Address: offset + M0[15:0] + lane * 4."""
-    fn, b = _handler(module, symbol)
+    fn, b = new_handler(module, symbol)
     wave = _Wave(b, *fn.args, wave_size)
     m0 = b.zext(b.load(element(b, wave.sgpr, wave.operand(0), I32), typ=I32), I64)
     base = b.add(b.and_(m0, const(0xFFFF)), wave.operand(1))
@@ -305,7 +305,7 @@ def _read_value(wave: _Wave, reg: ir.Value, lane, bits: int) -> ir.Value:
 
 def _define_atomic(module, symbol, op: AtomicOp, returns: bool, wave_size: int) -> None:
     """Record words: addr, offset, DATA's register, DATA2's, vdst."""
-    fn, b = _handler(module, symbol)
+    fn, b = new_handler(module, symbol)
     wave = _Wave(b, *fn.args, wave_size)
     offset, size, typ = wave.operand(1), op.size, lane_data.INT[op.size]
 
@@ -349,7 +349,7 @@ def _define_atomic(module, symbol, op: AtomicOp, returns: bool, wave_size: int) 
 def _define_append(module, symbol, append: bool, wave_size: int) -> None:
     """DS_APPEND/DS_CONSUME: one update of the dword at M0[15:0] + offset by the wave's active lanes,
     every active lane getting the prior value. Record words: M0's register, offset, vdst."""
-    fn, b = _handler(module, symbol)
+    fn, b = new_handler(module, symbol)
     wave = _Wave(b, *fn.args, wave_size)
     count = b.call(module.declare_intrinsic("llvm.ctpop", [I64]), [wave.exec])
     with b.if_then(b.icmp_unsigned("==", count, const(0)), likely=False):
@@ -385,9 +385,9 @@ def _bind_cross_lane(inst: Instruction, wave_size: int, fits) -> Bound | None:
     data = "addr" if name == "DS_SWIZZLE_B32" else "data0"
     if not (fits("addr", 1) and fits(data, 1) and fits("vdst", 1)):
         return None
-    offset = reference._offset(inst)
+    offset = reference.ds_offset(inst)
     if name == "DS_SWIZZLE_B32":
-        sources = [int(s) for s in reference._swizzle_sources(offset, wave_size)]
+        sources = [int(s) for s in reference.swizzle_sources(offset, wave_size)]
         key = f"ds swizzle offset={offset} wave{wave_size}"
         return Bound(Code(key, lambda m, s: _define_swizzle(m, s, sources, wave_size)), (inst["addr"], inst["vdst"]))
     whole_wave = name == "DS_BPERMUTE_FI_B32" or inst.isa.arch == "cdna"
@@ -399,7 +399,7 @@ def _bind_cross_lane(inst: Instruction, wave_size: int, fits) -> Bound | None:
 def _define_swizzle(module, symbol, sources: list[int], wave_size: int) -> None:
     """Record words: the data register (addr), vdst. Each lane reads the lane ``sources`` names, 0 if
     that lane is inactive; results go to the active lanes after every lane has read."""
-    fn, b = _handler(module, symbol)
+    fn, b = new_handler(module, symbol)
     wave = _Wave(b, *fn.args, wave_size)
     table = ir.GlobalVariable(module, ir.ArrayType(I64, wave_size), "swizzle_sources")
     table.linkage, table.global_constant = "internal", True
@@ -419,7 +419,7 @@ def _define_swizzle(module, symbol, sources: list[int], wave_size: int) -> None:
 
 def _define_permute(module, symbol, name: str, whole_wave: bool, wave_size: int) -> None:
     """Record words: addr, offset, data0, vdst (ops/lds.py's _cross_lane)."""
-    fn, b = _handler(module, symbol)
+    fn, b = new_handler(module, symbol)
     wave = _Wave(b, *fn.args, wave_size)
     offset, data, vdst = wave.operand(1), wave.operand(2), wave.operand(3)
     results = b.bitcast(b.alloca(I32, size=wave_size), PTR)

@@ -16,7 +16,7 @@ from llvmlite import ir
 
 from gpubench.emu.context import Context
 from gpubench.emu.native import lane_data
-from gpubench.emu.native.alu import Bound, Operands, _handler, _mask
+from gpubench.emu.native.alu import Bound, Operands, new_handler, lane_mask
 from gpubench.emu.native.build import I1, I8, I32, I64, PTR, Code, const, counted_loop, element, word
 from gpubench.emu.native.layout import MAP_WORDS, Dispatch, Frame, Status
 from gpubench.emu.ops import memory_ops
@@ -126,10 +126,10 @@ def bind_global(inst: Instruction, ctx: Context) -> Bound | None:
 
 def _define_global(module, symbol, load: bool, access, saddr: bool, wave_size: int) -> None:
     find = _find(module)
-    fn, b = _handler(module, symbol)
+    fn, b = new_handler(module, symbol)
     frame, record = fn.args
     d = word(b, frame, Frame.DISPATCH, PTR)
-    exec_mask = _mask(b, frame, const(EXEC_LO), wave_size)
+    exec_mask = lane_mask(b, frame, const(EXEC_LO), wave_size)
     hosts = b.bitcast(b.alloca(I64, size=wave_size), PTR)
 
     def check(b, lane, carried):
@@ -194,7 +194,7 @@ def bind_scalar_load(inst: Instruction, ctx: Context) -> Bound | None:
 
 def _define_scalar_load(module, symbol, dwords: int, uses_soffset: bool) -> None:
     find = _find(module)
-    fn, b = _handler(module, symbol)
+    fn, b = new_handler(module, symbol)
     frame, record = fn.args
     sgpr = word(b, frame, Frame.SGPR, PTR)
     sbase = Operands.read(b, record, 0)

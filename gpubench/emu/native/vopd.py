@@ -20,19 +20,19 @@ from gpubench.emu.context import Context
 from gpubench.emu.native.alu import (
     Bound,
     Operands,
-    _as_port,
-    _handler,
-    _int,
-    _lane_bit,
-    _mask,
-    _mode_check,
-    _modified,
-    _read_register,
-    _semantics,
-    _text_digest,
-    _valu_output,
-    _valu_source,
-    _write_vgpr,
+    as_port,
+    int_type,
+    lane_bit,
+    lane_mask,
+    mode_check,
+    modified,
+    new_handler,
+    read_register,
+    semantics_of,
+    text_digest,
+    valu_output,
+    valu_source,
+    write_vgpr,
 )
 from gpubench.emu.native.build import I1, I8, I32, Code, const, word
 from gpubench.emu.native.layout import Frame, Status
@@ -53,15 +53,15 @@ def bind_dual(inst: Instruction, ctx: Context) -> Bound | None:
         for half, idef in ((HALF_X, inst.idef), (HALF_Y, inst.idef_y)):
             vector = reference.half_operation(inst, half, idef)
             op, ops = vector.op, vector.operands
-            sources = {p.name: _valu_source(ctx, inst, ops, p, words) for p in op.inputs}
-            outputs = {p.name: _valu_output(ctx, ops, p, words) for p in op.outputs}
+            sources = {p.name: valu_source(ctx, inst, ops, p, words) for p in op.inputs}
+            outputs = {p.name: valu_output(ctx, ops, p, words) for p in op.outputs}
             if any(src.kind not in SOURCE_KINDS for src in sources.values()) or \
                     any(out.kind != "vgpr" for out in outputs.values()):
                 return None
             float_check |= vector.float_modes is not None
-            arch, enum, name, text = _semantics(op)
+            arch, enum, name, text = semantics_of(op)
             halves.append(((arch, enum, name, text), sources, outputs))
-            keys.append(f"{arch} {enum} {name} {_text_digest(text)} in={sorted(sources.items())} "
+            keys.append(f"{arch} {enum} {name} {text_digest(text)} in={sorted(sources.items())} "
                         f"out={sorted(outputs.items())}")
     except Unsupported:
         return None
@@ -76,11 +76,11 @@ def bind_dual(inst: Instruction, ctx: Context) -> Bound | None:
 
 
 def _define_dual(module: ir.Module, symbol: str, halves: list, wave_size: int, float_check: bool) -> None:
-    fn, b = _handler(module, symbol)
+    fn, b = new_handler(module, symbol)
     frame, record = fn.args
     if float_check:
-        _mode_check(b, frame)
-    exec_mask = _mask(b, frame, const(EXEC_LO), wave_size)
+        mode_check(b, frame)
+    exec_mask = lane_mask(b, frame, const(EXEC_LO), wave_size)
     ports = [{p.name: p for p in semantics.inputs} for semantics, _, _ in halves]
     uniform = [{name: _uniform(b, frame, record, source, port[name], wave_size) for name, source in sources.items()
                 if source.kind in UNIFORM} for (_, sources, _), port in zip(halves, ports, strict=True)]
@@ -98,7 +98,7 @@ def _define_dual(module: ir.Module, symbol: str, halves: list, wave_size: int, f
         for (semantics, _, outputs), values in zip(halves, results, strict=True):
             values = dict(zip([p.name for p in semantics.outputs], values, strict=True))
             for name, out in outputs.items():
-                _write_vgpr(b, frame, record, out, lane, on, values[name], wave_size)
+                write_vgpr(b, frame, record, out, lane, on, values[name], wave_size)
         return carried
 
     # one lane loop for both halves (and, were a half to call numpy's loops, one call per wave: emit_lanes)
@@ -110,20 +110,20 @@ def _uniform(b, frame, record, source, port, wave_size: int) -> ir.Value:
     """What is the same for every lane, read (and modified) once before the loop: an SGPR or constant
     as the port takes it, a whole lane mask (VCC), MODE's IEEE bit."""
     if source.kind == "mask_bit":
-        return _mask(b, frame, Operands.read(b, record, source.operand), wave_size)
+        return lane_mask(b, frame, Operands.read(b, record, source.operand), wave_size)
     if source.kind == "ieee":
         mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
         flag = b.zext(b.icmp_unsigned("!=", b.and_(mode, const(modes.IEEE, I32)), const(0, I32)), I8)
-        return _as_port(b, flag, port)
-    value = _read_register(b, frame, record, source, None, wave_size) if source.kind == "sgpr" else \
-        Operands.read(b, record, source.operand, _int(source.width))
-    return _as_port(b, _modified(b, value, source), port)
+        return as_port(b, flag, port)
+    value = read_register(b, frame, record, source, None, wave_size) if source.kind == "sgpr" else \
+        Operands.read(b, record, source.operand, int_type(source.width))
+    return as_port(b, modified(b, value, source), port)
 
 
 def _per_lane(b, frame, record, source, port, once: ir.Value | None, lane, wave_size: int) -> ir.Value:
     """One lane's value of a source: its VGPR (modified), its bit of a lane mask, or the uniform value."""
     if source.kind == "vgpr":
-        return _as_port(b, _modified(b, _read_register(b, frame, record, source, lane, wave_size), source), port)
+        return as_port(b, modified(b, read_register(b, frame, record, source, lane, wave_size), source), port)
     if source.kind == "mask_bit":
-        return _as_port(b, _lane_bit(b, once, lane), port)
+        return as_port(b, lane_bit(b, once, lane), port)
     return once

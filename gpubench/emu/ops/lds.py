@@ -39,7 +39,7 @@ M0_RDNA, M0_CDNA = 125, 124
 NOT_LDS = ("GWS", "ORDERED", "BVH", "GS", "TR")  # GDS, ordered counts, ray-tracing stacks, GS registers, transposes
 
 
-def _offset(inst: Instruction) -> int:
+def ds_offset(inst: Instruction) -> int:
     return inst["offset1"] << 8 | inst["offset0"]
 
 
@@ -92,7 +92,7 @@ def _load_store(inst: Instruction, tokens: list[str]):
         access, reg, load = data_access(inst.name, _bits(inst, "data0")), "data0", False
     else:
         return None
-    offset = np.uint64(_offset(inst))
+    offset = np.uint64(ds_offset(inst))
 
     def run(ctx: Context, waves: np.ndarray) -> None:
         lanes = Lanes.active(ctx, waves, _vgpr_address(ctx, inst, waves) + offset)
@@ -142,7 +142,7 @@ def _atomic(inst: Instruction, tokens: list[str]):
     returns = "RTN" in tokens
     dwords = op.bits // 32
     data_first, data_second = ("data1", "data0") if "CMPST" in tokens else ("data0", "data1")
-    offset = np.uint64(_offset(inst))
+    offset = np.uint64(ds_offset(inst))
 
     def run(ctx: Context, waves: np.ndarray) -> None:
         lanes = Lanes.active(ctx, waves, _vgpr_address(ctx, inst, waves) + offset)
@@ -158,7 +158,7 @@ def _condxchg(inst: Instruction):
     """DS_CONDXCHG32_RTN_B64: two dwords at (address & 0xfff8) and +4, each replaced by DATA's half
     when that half's bit 31 is set (without the bit); returns both prior dwords."""
     op = AtomicOp("condxchg", 32)
-    offset = np.uint64(_offset(inst))
+    offset = np.uint64(ds_offset(inst))
 
     def run(ctx: Context, waves: np.ndarray) -> None:
         address = (_vgpr_address(ctx, inst, waves) + offset) & np.uint64(0xFFF8)
@@ -176,7 +176,7 @@ def _lane_addressed(inst: Instruction, tokens: list[str]):
         return None
     load = tokens[1] in ("LOAD", "READ")
     access = data_access(inst.name, 32)
-    offset = np.uint64(_offset(inst))
+    offset = np.uint64(ds_offset(inst))
 
     def run(ctx: Context, waves: np.ndarray) -> None:
         lane_bytes = np.arange(ctx.waves.wave_size, dtype=np.uint64) * np.uint64(4)
@@ -193,7 +193,7 @@ def _append_consume(inst: Instruction, tokens: list[str]):
     if inst.name not in ("DS_APPEND", "DS_CONSUME"):
         return None
     op = AtomicOp("add" if inst.name == "DS_APPEND" else "sub", 32)
-    offset = np.uint64(_offset(inst))
+    offset = np.uint64(ds_offset(inst))
 
     def run(ctx: Context, waves: np.ndarray) -> None:
         active = ctx.waves.exec_mask(waves)
@@ -215,13 +215,13 @@ def _source_lanes(ctx: Context, inst: Instruction, waves: np.ndarray, whole_wave
     """[waves, lanes] the lane each lane addresses: (VGPR[addr] + offset) / 4, within its 32-lane half
     on RDNA (or the whole wave: CDNA, and DS_BPERMUTE_FI)."""
     size = ctx.waves.wave_size
-    index = ((_vgpr_address(ctx, inst, waves) + np.uint64(_offset(inst))) >> np.uint64(2)).astype(np.int64)
+    index = ((_vgpr_address(ctx, inst, waves) + np.uint64(ds_offset(inst))) >> np.uint64(2)).astype(np.int64)
     if whole_wave or inst.isa.arch == "cdna":
         return index % size
     return (np.arange(size) & 32)[None, :] | (index % 32)
 
 
-def _swizzle_sources(offset: int, size: int) -> np.ndarray:
+def swizzle_sources(offset: int, size: int) -> np.ndarray:
     """ds_swizzle: the lane each lane reads, by the RDNA3 pseudocode's modes, within groups of 32."""
     lane = np.arange(size)
     low = lane & 31
@@ -259,7 +259,7 @@ def _cross_lane(inst: Instruction, tokens: list[str]):
         else:
             if name == "DS_SWIZZLE_B32":
                 data = w.vgpr[waves, inst["addr"], :]
-                source = np.broadcast_to(_swizzle_sources(_offset(inst), w.wave_size), active.shape)
+                source = np.broadcast_to(swizzle_sources(ds_offset(inst), w.wave_size), active.shape)
             else:
                 data = w.vgpr[waves, inst["data0"], :]
                 source = _source_lanes(ctx, inst, waves, whole_wave=name == "DS_BPERMUTE_FI_B32")
