@@ -27,7 +27,7 @@ results back (`NumpyCalls`). A function over n elements (`lower_instruction`) ru
 (`define_elementwise`).
 
 What has no exact element form here raises the numpy backend's own BackendUnsupported at compile
-time: bfloat16, integers wider than 64 bits, run-time refusals of undefined constants
+time: bfloat16, integers wider than an i128 holds (`wide`), run-time refusals of undefined constants
 (``rt.refuse_lanes``), and the transcendentals where numpy's loops could not be checked.
 """
 from __future__ import annotations
@@ -45,7 +45,8 @@ from gpubench.compiler.backend.cache import library
 from gpubench.compiler.backend.generate import generate
 from gpubench.compiler.backend.operands import BackendUnsupported
 from gpubench.compiler.backend.ports import PortSpec
-from gpubench.compiler.native import ufuncs
+from gpubench.compiler.native import ufuncs, wide
+from gpubench.compiler.native.wide import I128, OBJECT
 from gpubench.compiler.pcode import Prose, floats, read_pseudocode
 
 I1, I8, I16, I32, I64 = (ir.IntType(b) for b in (1, 8, 16, 32, 64))
@@ -56,7 +57,7 @@ _BOOL = np.dtype(np.bool_)
 _LL = {np.dtype(t): ty for t, ty in (
     (np.bool_, I1), (np.int8, I8), (np.uint8, I8), (np.int16, I16), (np.uint16, I16), (np.int32, I32),
     (np.uint32, I32), (np.int64, I64), (np.uint64, I64), (np.float16, HALF), (np.float32, FLOAT),
-    (np.float64, DOUBLE))}
+    (np.float64, DOUBLE), (object, I128))}
 _FMTS = {id(rt.F16): np.dtype(np.float16), id(rt.F32): np.dtype(np.float32), id(rt.F64): np.dtype(np.float64)}
 _UINT = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 F64 = np.dtype(np.float64)
@@ -73,10 +74,13 @@ class Lowered:
 
 @dataclass(frozen=True)
 class V:
-    """A run-time element: an LLVM value and the numpy dtype of the array it is an element of."""
+    """A run-time element: an LLVM value and the numpy dtype of the array it is an element of; of an
+    object array (Python ints, an i128 here), the range of the Python value when the i128 is exact
+    (`wide`)."""
 
     value: ir.Value
     dtype: np.dtype
+    span: wide.Span = None
 
 
 class Weak:
@@ -365,7 +369,7 @@ class _FunctionLowering:
         self.symbol = symbol
         self.g = generated
         self.name = name
-        self.namespace: dict[str, object] = {"np": np, "rt": rt}
+        self.namespace: dict[str, object] = {"np": np, "rt": rt, "object": object}
         self.calls: NumpyCalls | None = None
 
     def unsupported(self, what: str) -> BackendUnsupported:
@@ -451,8 +455,6 @@ class _FunctionLowering:
             case ast.Name(id=ident):
                 if ident in self.env:
                     return self.env[ident]
-                if ident == "object":
-                    raise self.unsupported("integers wider than 64 bits (numpy object arrays; i128 would do)")
                 raise self.unsupported(f"the name {ident}")
             case ast.BinOp(left, op, right):
                 return self.binop(type(op).__name__, self.expr(left), self.expr(right))
@@ -483,6 +485,8 @@ class _FunctionLowering:
         if isinstance(x, Weak):
             if dtype is None:
                 raise self.unsupported("an untyped Python constant where a typed value is needed")
+            if dtype == OBJECT:
+                return self.wide_constant(x.value)
             value = np.asarray(x.value).astype(dtype)  # NEP 50 would refuse out-of-range values
             if isinstance(x.value, int) and dtype.kind in "iu" and int(value) != x.value:
                 raise self.unsupported(f"the Python constant {x.value} does not fit {dtype}")
@@ -503,6 +507,11 @@ class _FunctionLowering:
             return V(self.b.bitcast(ir.Constant(ir.IntType(dtype.itemsize * 8), bits), ll_type(dtype)), dtype)
         return V(ir.Constant(ll_type(dtype), int(x) & ((1 << (dtype.itemsize * 8)) - 1)), dtype)
 
+    def wide_constant(self, value: object) -> V:
+        if not isinstance(value, int) or wide.exact(value, value) is None:
+            raise self.unsupported(f"the constant {value!r} among Python ints (only those of an i128 are)")
+        return V(ir.Constant(I128, value), OBJECT, (int(value), int(value)))
+
     def k(self, value, dtype) -> V:
         return self.constant(np.asarray(value).astype(dtype)[()])
 
@@ -517,6 +526,8 @@ class _FunctionLowering:
             strong, weak = (da, b) if da is not None else (db, a)
             if not isinstance(weak, Weak):
                 raise self.unsupported(f"an operand {weak!r}")
+            if isinstance(weak.value, float) and strong == OBJECT:
+                raise self.unsupported("a Python float among Python ints")
             if isinstance(weak.value, float) and strong.kind in "biu":
                 t = F64
             elif isinstance(weak.value, bool):
@@ -527,7 +538,7 @@ class _FunctionLowering:
                 t = strong
         else:
             raise self.unsupported("an operation on two untyped constants")
-        if t.kind not in "biuf":
+        if t.kind not in "biuf" and t != OBJECT:
             raise self.unsupported(f"numpy promotes to {t}")
         return self.element(a, t), self.element(b, t), t
 
@@ -536,6 +547,8 @@ class _FunctionLowering:
         s, b = x.dtype, self.b
         if s == t:
             return x
+        if OBJECT in (s, t):
+            return self.convert_wide(x, t)
         lt = ll_type(t)
         if t == _BOOL:
             if s.kind == "f":
@@ -560,6 +573,22 @@ class _FunctionLowering:
             return self.narrow(V(b.fpext(x.value, DOUBLE), F64) if s.itemsize < 8 else x, t)
         raise self.unsupported(f"astype from {s} to {t} (out-of-range floats have no numpy-defined integer)")
 
+    def convert_wide(self, x: V, t: np.dtype) -> V:
+        """``astype`` to or from Python ints: exact both ways, or numpy would raise (OverflowError)."""
+        s, b = x.dtype, self.b
+        if t == OBJECT:
+            if s.kind not in "biu":
+                raise self.unsupported(f"astype from {s} to Python ints")
+            extend = b.sext if s.kind == "i" else b.zext
+            return V(extend(x.value, I128), t, wide.span_of(s))
+        if t == _BOOL:
+            if x.span is None:
+                raise self.unsupported("a Python int tested for zero whose value an i128 may not hold")
+            return V(b.icmp_unsigned("!=", x.value, ir.Constant(I128, 0)), t)
+        if t.kind not in "iu" or not wide.fits(x.span, t):
+            raise self.unsupported(f"astype of Python ints in {x.span} to {t} (numpy raises OverflowError)")
+        return V(b.trunc(x.value, ll_type(t)), t)
+
     def view(self, x: V, t: np.dtype) -> V:
         if x.dtype == t:
             return x
@@ -571,6 +600,8 @@ class _FunctionLowering:
 
     def binop(self, op: str, a: object, b: object) -> V:
         x, y, t = self.promote(a, b)
+        if t == OBJECT:
+            return self.wide_binop(op, x, y)
         bd = self.b
         if op in ("BitAnd", "BitOr", "BitXor"):
             if t.kind == "f":
@@ -587,6 +618,25 @@ class _FunctionLowering:
             fn = {"Add": bd.add, "Sub": bd.sub, "Mult": bd.mul}[op]
             return V(fn(x.value, y.value), t)
         raise self.unsupported(f"the operator {op}")
+
+    def wide_binop(self, op: str, x: V, y: V) -> V:
+        """``x OP y`` on Python ints: modulo 2**128 in an i128, the span saying when that is exact."""
+        bd = self.b
+        if op in ("LShift", "RShift"):
+            if x.span is None and op == "RShift" or y.span is None or y.span[0] < 0:
+                raise self.unsupported(f"{op} of Python ints an i128 may not hold (or by a negative count)")
+            fits = bd.icmp_unsigned("<", y.value, ir.Constant(I128, wide.SHIFT_LIMIT))
+            if op == "LShift":
+                value = bd.select(fits, bd.shl(x.value, bd.select(fits, y.value, ir.Constant(I128, 0))),
+                                  ir.Constant(I128, 0))
+            else:
+                value = bd.ashr(x.value, bd.select(fits, y.value, ir.Constant(I128, wide.SHIFT_LIMIT - 1)))
+            return V(value, OBJECT, wide.shifted(op, x.span, y.span))
+        fn = {"BitAnd": bd.and_, "BitOr": bd.or_, "BitXor": bd.xor, "Add": bd.add, "Sub": bd.sub,
+              "Mult": bd.mul}.get(op)
+        if fn is None:
+            raise self.unsupported(f"the operator {op} on Python ints")
+        return V(fn(x.value, y.value), OBJECT, wide.combine(op, x.span, y.span))
 
     def float_op(self, op: str, x: V, y: V, t: np.dtype) -> V:
         """An IEEE operation as numpy does it: float16 in float32, rounded once to float16."""
@@ -621,13 +671,13 @@ class _FunctionLowering:
         if op == "Invert":
             if x.dtype.kind == "f":
                 raise self.unsupported("~ of a float")
-            return V(bd.not_(x.value), x.dtype)
+            return V(bd.not_(x.value), x.dtype, wide.negated(x.span, inverted=True))
         if op == "USub":
             if x.dtype == _BOOL:
                 raise self.unsupported("- of a bool")
             if x.dtype.kind == "f":
                 return V(bd.fneg(x.value), x.dtype)
-            return V(bd.neg(x.value), x.dtype)
+            return V(bd.neg(x.value), x.dtype, wide.negated(x.span, inverted=False))
         if op == "UAdd":
             return x
         raise self.unsupported(f"the unary operator {op}")
@@ -636,9 +686,11 @@ class _FunctionLowering:
         x, y, t = self.promote(a, b)
         sym = {"Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">="}[op]
         bd = self.b
+        if t == OBJECT and (x.span is None or y.span is None):
+            raise self.unsupported("a comparison of Python ints an i128 may not hold")
         if t.kind == "f":
             r = bd.fcmp_unordered(sym, x.value, y.value) if sym == "!=" else bd.fcmp_ordered(sym, x.value, y.value)
-        elif t.kind == "i":
+        elif t.kind == "i" or t == OBJECT:
             r = bd.icmp_signed(sym, x.value, y.value)
         else:
             r = bd.icmp_unsigned(sym, x.value, y.value)
@@ -649,11 +701,11 @@ class _FunctionLowering:
         if m.dtype != _BOOL:
             m = self.convert(m, _BOOL)
         x, y, t = self.promote(a, b)
-        return V(self.b.select(m.value, x.value, y.value), t)
+        return V(self.b.select(m.value, x.value, y.value), t, wide.union(x.span, y.span))
 
     def minmax(self, a: object, b: object, smaller: bool) -> V:
         x, y, t = self.promote(a, b)
-        if t.kind not in "biu":
+        if t.kind not in "biu" and t != OBJECT:
             raise self.unsupported("np.minimum / np.maximum of floats (NaN propagation)")
         less = self.compare("Lt", x, y).value
         return V(self.b.select(less, x.value, y.value) if smaller else self.b.select(less, y.value, x.value), t)
