@@ -1,7 +1,9 @@
 """The emulated machine of this process: which GPUs MOCKKFD shows, made once on first use.
 
 GPUBENCH_TARGET (default gfx1100, or the arch in tinygrad's DEV string, e.g. MOCKKFD+AMD:LLVM:gfx1201)
-names the GPU model and GPUBENCH_GPUS how many (default 1). A dispatch that runs longer than
+names the GPU model and GPUBENCH_GPUS how many (default 1). With DEV=MOCKPCI... the GPUs are PCI
+devices a userspace driver takes over (gpubench.drivers.pci) and there is no amdkfd; otherwise
+amdkfd drives them. A dispatch that runs longer than
 GPUBENCH_WATCHDOG_SECONDS (default 20: below tinygrad's 30 s wait timeout, so the client sees the
 hang reported as a hardware exception, with the wave dump in the log) is stopped.
 """
@@ -14,6 +16,7 @@ import threading
 from dataclasses import dataclass
 
 from gpubench.drivers.kfd.driver import KFDDriver
+from gpubench.drivers.pci.bus import PCIBus
 from gpubench.emu.executor import Watchdog
 
 DEFAULT_TARGET = "gfx1100"
@@ -24,7 +27,18 @@ _current: "Machine | None" = None
 @dataclass
 class Machine:
     targets: list[str]
-    driver: KFDDriver
+    driver: KFDDriver | None
+    pci: PCIBus | None = None
+
+    @property
+    def files(self) -> dict:
+        return self.pci.files if self.pci is not None else self.driver.files
+
+    def client_unmapped(self, address: int, size: int) -> None:
+        (self.pci or self.driver).client_unmapped(address, size)
+
+    def close(self) -> None:
+        (self.pci or self.driver).close()
 
 
 def configured_targets(environ=os.environ) -> list[str]:
@@ -40,7 +54,10 @@ def current() -> Machine:
     with _lock:
         if _current is None:
             targets = configured_targets()
-            watchdog = Watchdog(max_seconds=float(os.environ.get("GPUBENCH_WATCHDOG_SECONDS", "20")))
-            _current = Machine(targets, KFDDriver(targets, watchdog))
-            atexit.register(_current.driver.close)
+            if os.environ.get("DEV", "").upper().startswith("MOCKPCI"):
+                _current = Machine(targets, None, PCIBus(targets))
+            else:
+                watchdog = Watchdog(max_seconds=float(os.environ.get("GPUBENCH_WATCHDOG_SECONDS", "20")))
+                _current = Machine(targets, KFDDriver(targets, watchdog))
+            atexit.register(_current.close)
         return _current

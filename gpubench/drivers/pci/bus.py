@@ -1,0 +1,40 @@
+"""The emulated machine's PCI side: one PCIGPU per emulated GPU on the process's own PCI domain,
+the files a PCI driver reads and writes (sysfs, /proc/self/pagemap, the vm sysctl AM checks) and
+the machine's physical memory map.
+
+The domain is derived from the process id: AM takes a lock file per device address in /tmp
+(`am_<address>.lock`), so two processes emulating machines at once (pytest workers) must not
+share addresses.
+"""
+from __future__ import annotations
+
+import os
+
+from gpubench.drivers.pci import mmio
+from gpubench.drivers.pci.device import PCIGPU
+from gpubench.drivers.pci.pagemap import PagemapFile, PhysicalMemory
+from gpubench.drivers.vfs import Attribute
+from gpubench.emu.soc.chips import CHIPS
+
+
+class PCIBus:
+    def __init__(self, targets: list[str]):
+        unknown = [t for t in targets if t not in CHIPS]
+        if unknown:
+            raise ValueError(f"MOCKPCI has no chip model for {unknown}; known: {sorted(CHIPS)}")
+        self.memory = PhysicalMemory()
+        self.files: dict = {
+            "/proc/self/pagemap": PagemapFile(self.memory),
+            # pages of the emulated machine never migrate: AM finds nothing to change
+            "/proc/sys/vm/compact_unevictable_allowed": Attribute(lambda: "0\n"),
+        }
+        domain = os.getpid() & 0xFFFF
+        self.gpus = [PCIGPU(i, target, domain, self.files) for i, target in enumerate(targets)]
+
+    def client_unmapped(self, address: int, size: int) -> None:
+        mmio.unmapped(address, size)
+        self.memory.client_unmapped(address, size)
+
+    def close(self) -> None:
+        for gpu in self.gpus:
+            gpu.close()

@@ -1,0 +1,49 @@
+"""The memory hubs' (MMHUB, GCHUB) registers with behaviour: where VRAM sits in the memory
+controller's address space (FB_LOCATION, set by firmware before any driver runs), and invalidation
+engine 17, which AM uses for every TLB flush: a semaphore a read acquires and a write of 0 releases,
+and a request whose per-VMID bits come back in the ACK register once the invalidation is done.
+
+Translations are not cached yet, so an invalidation completes at once.
+"""
+from __future__ import annotations
+
+from gpubench.emu.soc.chips import GC, MMHUB
+from gpubench.emu.soc.registers import Register
+
+PER_VMID_BITS = 0xFFFF
+
+
+class InvalidationEngine:
+    def __init__(self, soc, hw_id: int, prefix: str):
+        self.soc, self.hw_id, self.prefix = soc, hw_id, prefix
+        self.semaphore_held = False
+
+    def _acquire(self) -> int:
+        if self.semaphore_held:
+            return 0
+        self.semaphore_held = True
+        return 1
+
+    def _release(self, value: int) -> None:
+        self.semaphore_held = bool(value & 1)
+
+    def _request(self, value: int) -> None:
+        self.soc.registers.store(self.soc.address(self.hw_id, f"{self.prefix}VM_INVALIDATE_ENG17_ACK"),
+                                 value & PER_VMID_BITS)
+
+    def registers(self):
+        return [(self.hw_id, f"{self.prefix}VM_INVALIDATE_ENG17_SEM", Register(on_read=self._acquire, on_write=self._release)),
+                (self.hw_id, f"{self.prefix}VM_INVALIDATE_ENG17_REQ", Register(on_write=self._request))]
+
+
+class MemoryHubs:
+    def __init__(self, soc):
+        self.soc = soc
+        self.engines = [InvalidationEngine(soc, MMHUB, "MM"), InvalidationEngine(soc, GC, "GC")]
+
+    def registers(self):
+        chip = self.soc.chip
+        base, top = chip.fb_base >> 24, (chip.fb_base + chip.vram_bytes - 1) >> 24
+        location = [(hw_id, f"{prefix}MC_VM_FB_LOCATION_{which}", Register(reset=value))
+                    for hw_id, prefix in ((MMHUB, "MM"), (GC, "GC")) for which, value in (("BASE", base), ("TOP", top))]
+        return location + [entry for engine in self.engines for entry in engine.registers()]

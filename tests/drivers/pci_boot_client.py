@@ -1,0 +1,65 @@
+"""Run by test_pci_boot.py in a fresh process: tinygrad's AM driver finds the
+emulated GPU on the PCI bus and boots it (AMDev), offline; prints what AM and the emulated
+machine then say, as JSON.
+
+    python pci_boot_client.py [TARGET]
+"""
+import json
+import os
+import sys
+import time
+import urllib.request
+
+os.environ["DEV"] = "MOCKPCI+AMD"
+os.environ["GPUBENCH_TARGET"] = sys.argv[1] if len(sys.argv) > 1 else "gfx1100"
+from gpubench.drivers import tinygrad_env, tinygrad_seam  # noqa: E402
+
+tinygrad_env.configure(os.environ)
+tinygrad_seam.install()
+
+
+def offline(*args, **kwargs):
+    raise AssertionError(f"AM went to the network: {args[0]!r}")
+
+
+urllib.request.urlopen = offline
+
+from tinygrad.runtime.autogen.am import am  # noqa: E402
+from tinygrad.runtime.support.am.amdev import AMDev  # noqa: E402
+from tinygrad.runtime.support.system import System  # noqa: E402
+
+from gpubench.drivers.kfd import machine  # noqa: E402
+
+found = System.list_devices(0x1002, ((0xFFFF, (0x74A1, 0x744C, 0x7480, 0x7550, 0x7551, 0x7590, 0x75A0, 0x75A8)),))
+device_class, address = found[0]
+started = time.perf_counter()
+pci_device = device_class("AM", address)
+adev = AMDev(pci_device)
+boot_seconds = time.perf_counter() - started
+gpu = machine.current().pci.gpus[0]
+soc = gpu.soc
+print(json.dumps({
+    "devices": [a for _, a in found],
+    "boot_seconds": boot_seconds,
+    "ip_versions": {am.hw_id_map[hwip]: list(v) for hwip, v in adev.ip_ver.items() if hwip in am.hw_id_map},
+    "vram_size": adev.vram_size,
+    "scratch_reg7": adev.reg("regSCRATCH_REG7").read(),
+    "version": AMDev.Version,
+    "partial_boot": adev.partial_boot,
+    "command": pci_device.read_config(4, 2),
+    "link_control": pci_device.read_config(0x64 + 0x10, 2),
+    "driver_bound": gpu.driver is not None,
+    "enabled": gpu.enabled,
+    "audio_present": System.pci_scan_bus(0x1002, ((0xFFFF, (0xAB30,)),)),
+    "psp_components": soc.psp.components,
+    "psp_firmware": sorted(soc.psp.loaded),
+    "psp_tmr": list(soc.psp.tmr),
+    "smu_messages": [m for m, _ in soc.smu.messages],
+    "smu_features": soc.smu.features_enabled,
+    "smu_driver_table": soc.smu.driver_table,
+    "driver_table_mc": adev.paddr2mc(adev.smu.driver_table_paddr),
+    "rlc_autoloaded": bool(adev.regRLC_RLCS_BOOTLOAD_STATUS.read_bitfields()["bootload_complete"]),
+    "mec_doorbell_range": [adev.regCP_MEC_DOORBELL_RANGE_LOWER.read(), adev.regCP_MEC_DOORBELL_RANGE_UPPER.read()],
+    "ih_ring_base": adev.regIH_RB_BASE.read() << 8,
+    "ih_ring_mc": adev.paddr2mc(adev.ih.rings[0][0]),
+}))

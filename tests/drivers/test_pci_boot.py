@@ -1,0 +1,63 @@
+"""MOCKPCI (issue 10): tinygrad's AM driver, unmodified, finds the emulated gfx1100 on the PCI bus
+and boots it (AMDev) offline, through sysfs, config space, BAR mmaps, the register file and
+gpubench's firmware seam. Run in a fresh process (pci_boot_client.py), since tinygrad reads
+DEV when it is imported."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpubench.emu.soc import chips
+
+CLIENT = Path(__file__).resolve().parent / "pci_boot_client.py"
+PSP_BOOTLOADER_ORDER = [0x80000, 0x10000000, 0x10000, 0xB0000, 0xD0000, 0xC0000, 0xE0000, 0x20000]  # KDB ... SOSDRV
+GFX_FW_RLC_G, GFX_FW_RS64_MEC, GFX_FW_SMU = 0x8, 0x59, 0x12
+SMU_SET_DRIVER_DRAM_HIGH, SMU_SET_DRIVER_DRAM_LOW, SMU_ENABLE_ALL_FEATURES = 14, 15, 6
+
+
+@pytest.fixture(scope="module")
+def booted():
+    result = subprocess.run([sys.executable, str(CLIENT), "gfx1100"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_am_finds_one_gpu_and_takes_it_from_the_kernel_driver(booted):
+    assert len(booted["devices"]) == 1 and booted["devices"][0].endswith(":03:00.0")
+    assert not booted["driver_bound"] and booted["enabled"]
+    assert booted["audio_present"] == []  # the HDMI audio function was removed
+    assert booted["command"] & 0x4  # bus mastering on
+    assert booted["link_control"] & 0x3 == 0  # ASPM off
+
+
+def test_am_reads_the_chips_ip_versions_and_vram_from_discovery(booted):
+    chip = chips.CHIPS["gfx1100"]
+    assert booted["vram_size"] == chip.vram_bytes
+    for block in chip.blocks:
+        assert booted["ip_versions"][str(block.hw_id)] == list(block.version)
+
+
+def test_am_boots_every_block_cold_and_marks_the_gpu_booted(booted):
+    assert not booted["partial_boot"]
+    assert booted["scratch_reg7"] == booted["version"]
+    assert booted["boot_seconds"] < 2
+
+
+def test_psp_loads_the_sos_components_in_bootloader_order_then_every_firmware(booted):
+    assert booted["psp_components"] == PSP_BOOTLOADER_ORDER
+    assert {GFX_FW_RLC_G, GFX_FW_RS64_MEC, GFX_FW_SMU} <= set(booted["psp_firmware"])
+    assert booted["psp_tmr"][1] > 0 and booted["rlc_autoloaded"]
+
+
+def test_smu_gets_the_driver_table_and_enables_its_features(booted):
+    assert booted["smu_messages"][:3] == [SMU_SET_DRIVER_DRAM_HIGH, SMU_SET_DRIVER_DRAM_LOW, SMU_ENABLE_ALL_FEATURES]
+    assert booted["smu_driver_table"] == booted["driver_table_mc"] and booted["smu_features"]
+
+
+def test_register_writes_land_where_am_reads_them_back(booted):
+    assert booted["ih_ring_base"] == booted["ih_ring_mc"]
+    assert booted["mec_doorbell_range"] == [0, 0xF8]

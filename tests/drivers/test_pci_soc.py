@@ -1,0 +1,130 @@
+"""The SoC behind MOCKPCI's BARs (issue 10): the IP discovery binary read by AM's own parser, its
+checksums as amdgpu verifies them, the register offsets the SoC gives behaviour checked against
+AMD's headers (as tinygrad ships them), and the stand-in firmware read by AM's own parser."""
+from __future__ import annotations
+
+import struct
+import types
+
+import numpy as np
+import pytest
+from tinygrad.runtime.autogen.am import am
+from tinygrad.runtime.support.am import amdev
+from tinygrad.runtime.support.amd import import_module
+
+from gpubench.drivers.kfd.topology import gpu_properties
+from gpubench.emu.soc import chips, discovery, regmap
+from gpubench.emu.soc.firmware import stand_in
+from gpubench.emu.soc.registers import Register, RegisterFile
+
+HEADER_MODULES = {chips.MP0: "mp", chips.NBIF: "nbio", chips.MMHUB: "mmhub", chips.GC: "gc", chips.OSSSYS: "osssys"}
+
+
+class _VRAM:
+    def __init__(self, data: bytearray):
+        self.data, self.nbytes = data, len(data)
+
+    def view(self, offset, size):
+        return memoryview(self.data)[offset:offset + size]
+
+
+def am_discovery(chip: chips.Chip):
+    """AM's _run_discovery over a VRAM whose top holds our binary."""
+    vram_bytes = 64 << 20
+    vram = bytearray(vram_bytes)
+    blob = discovery.discovery_binary(chip)
+    top = vram_bytes - discovery.TMR_OFFSET_FROM_TOP
+    vram[top:top + len(blob)] = blob
+    adev = amdev.AMDev.__new__(amdev.AMDev)
+    adev.rreg, adev.vram = (lambda register: vram_bytes >> 20), _VRAM(vram)
+    amdev.AMDev._run_discovery(adev)
+    return adev
+
+
+@pytest.mark.parametrize("target", sorted(chips.CHIPS))
+def test_am_finds_every_ip_block_with_its_version_and_bases(target):
+    chip = chips.CHIPS[target]
+    adev = am_discovery(chip)
+    by_hwid = {hw_id: hwip for hwip, hw_id in am.hw_id_map.items()}
+    for block in chip.blocks:
+        hwip = by_hwid[block.hw_id]
+        assert adev.ip_ver[hwip] == block.version
+        assert adev.regs_offset[hwip][block.instance] == block.bases
+
+
+def gc_table(chip: chips.Chip):
+    """The GC table in AM's struct of the version its header names, as AM reads it."""
+    blob = bytearray(discovery.discovery_binary(chip))
+    offset = am.struct_binary_header.from_buffer(blob).table_list[am.GC].offset
+    header = am.struct_gpu_info_header.from_buffer(blob[offset:])
+    return getattr(am, f"struct_gc_info_v{header.version_major}_{header.version_minor}").from_buffer(blob[offset:])
+
+
+@pytest.mark.parametrize("target", sorted(chips.CHIPS))
+def test_shader_layout_am_computes_is_what_mockkfd_reports(target):
+    gc = gc_table(chips.CHIPS[target])
+    kfd = gpu_properties(target, 0)
+    cu_per_array = 2 * (gc.gc_num_wgp0_per_sa + gc.gc_num_wgp1_per_sa)
+    arrays = gc.gc_num_sa_per_se * gc.gc_num_se
+    assert (cu_per_array, arrays, 2 * cu_per_array * arrays) == (kfd["cu_per_simd_array"], kfd["array_count"], kfd["simd_count"])
+    assert (gc.gc_lds_size, gc.gc_max_waves_per_simd, gc.gc_max_scratch_slots_per_cu) == \
+        (kfd["lds_size_in_kb"], kfd["max_waves_per_simd"], kfd["max_slots_scratch_cu"])
+
+
+def test_tables_carry_the_checksums_amdgpu_verifies():
+    blob = discovery.discovery_binary(chips.CHIPS["gfx1100"])
+    signature, _, _, binary_checksum, binary_size = struct.unpack_from("<IHHHH", blob)
+    assert signature == discovery.BINARY_SIGNATURE and binary_size == len(blob)
+    assert binary_checksum == sum(blob[10:binary_size]) & 0xFFFF
+    for slot in (discovery.IP_DISCOVERY, discovery.GC):
+        offset, checksum, size, _ = struct.unpack_from("<HHHH", blob, discovery.BINARY_HEADER.size + 8 * slot)
+        assert checksum == sum(blob[offset:offset + size]) & 0xFFFF and size > 0
+    assert len(blob) <= discovery.TMR_SIZE
+
+
+def test_register_offsets_are_the_headers():
+    for (hw_id, version), registers in regmap.OFFSETS.items():
+        module = import_module("mp", (11, 0, 0), submod="regs") if hw_id == chips.MP1 else \
+            import_module(HEADER_MODULES[hw_id], version, submod="regs")
+        for name, (segment, offset) in registers.items():
+            header = module.get(f"reg{name}") or module[f"mm{name}"]
+            assert header[:2] == (offset, segment), name
+
+
+def test_rlc_bootload_complete_is_the_headers_bit():
+    from gpubench.emu.soc.gfx import BOOTLOAD_COMPLETE
+    fields = import_module("gc", (11, 0, 0), submod="regs")["regRLC_RLCS_BOOTLOAD_STATUS"][2]
+    assert 1 << fields["bootload_complete"][0] == BOOTLOAD_COMPLETE
+
+
+def test_am_parses_the_stand_in_firmware_of_a_gfx1100():
+    requested = []
+
+    def fetch(path, name, sha256):
+        requested.append(name)
+        return stand_in(name)
+
+    original, amdev.fetch_fw = amdev.fetch_fw, fetch
+    try:
+        versions = {am.MP0_HWIP: (13, 0, 0), am.MP1_HWIP: (13, 0, 0), am.GC_HWIP: (11, 0, 0), am.SDMA0_HWIP: (6, 0, 0)}
+        firmware = amdev.AMFirmware(types.SimpleNamespace(ip_ver=versions, devfmt="test"))
+    finally:
+        amdev.fetch_fw = original
+    assert requested == ["psp_13_0_0_sos.bin", "smu_13_0_0.bin", "sdma_6_0_0.bin", "gc_11_0_0_mec.bin",
+                         "gc_11_0_0_imu.bin", "gc_11_0_0_rlc.bin"]
+    assert {am.PSP_FW_TYPE_PSP_SOS, am.PSP_FW_TYPE_PSP_SYS_DRV, am.PSP_FW_TYPE_PSP_TOC} <= set(firmware.sos_fw)
+    loaded = {kind: bytes(data) for kinds, data in firmware.descs for kind in kinds}
+    assert loaded[am.GFX_FW_TYPE_RLC_G].startswith(b"gpubench stand-in firmware: gc_11_0_0_rlc.bin RLC_G")
+    assert loaded[am.GFX_FW_TYPE_RS64_MEC].startswith(b"gpubench stand-in firmware: gc_11_0_0_mec.bin code")
+    assert bytes(firmware.sos_fw[am.PSP_FW_TYPE_PSP_SOS]).startswith(b"gpubench stand-in firmware: psp_13_0_0_sos.bin SOS")
+
+
+def test_a_register_with_behaviour_answers_and_the_rest_keep_their_value():
+    answers = []
+    registers = RegisterFile(np.zeros(64, np.uint8), {
+        1: Register(reset=7), 2: Register(on_read=lambda: 42), 3: Register(on_write=answers.append)})
+    registers.write(0, 0x1_0000_0005)
+    registers.write(3, 9)
+    assert (registers.read(0), registers.read(1), registers.read(2), registers.read(3), answers) == (5, 7, 42, 9, [9])
+    registers.write(100, 3)  # past the BAR: reached through the indirect window
+    assert registers.read(100) == 3
