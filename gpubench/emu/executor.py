@@ -17,7 +17,7 @@ from gpubench.emu.context import Context, ExecutionError
 from gpubench.emu.memory import PageFault
 from gpubench.emu.ops import Handler, Unsupported
 from gpubench.emu.ops import claimed as ops_claimed
-from gpubench.emu.waves import EXEC_LO, WaveState
+from gpubench.emu.waves import EXEC_LO, SGPRS, WaveState
 from gpubench.isa.decoder import DecodeError, Instruction, decode
 from gpubench.isa.disasm import disassemble_at
 
@@ -176,6 +176,9 @@ class Runner:
             raise GPUPageFault(fault) from None
         except (Unsupported, DecodeError, ValueError) as e:
             raise ExecutionError(f"cannot execute {program.describe(pc)}: {e}") from None
+        except IndexError:  # the register files are the wave's allocation: this one names a register past it
+            raise ExecutionError(f"illegal instruction {program.describe(pc)}: a register beyond the wave's "
+                                 f"{w.vgpr.shape[1]} VGPRs (.amdhsa_next_free_vgpr) or {SGPRS} SGPRs") from None
         w.executed[rows] += 1
         stats = ctx.stats
         stats["wave_instructions"] += len(waves)

@@ -193,6 +193,19 @@ def _compound(isa: ISA, base: Format, idef: InstrDef, data: bytes, offset: int) 
     return None
 
 
+# Field values the hardware reserves. SDWA selectors name BYTE_0..3, WORD_0..1 and DWORD (0-6); 7
+# names nothing (LLVM's disassembler stops on an assertion over it).
+RESERVED_VALUES = {"dst_sel": 7, "src0_sel": 7, "src1_sel": 7}
+
+
+def _reserved(fmt: Format, word: int) -> str | None:
+    for name, value in RESERVED_VALUES.items():
+        fld = fmt.field(name)
+        if fld is not None and fld.get(word) == value:
+            return f"{fmt.name} {name} {value} is reserved"
+    return None
+
+
 def decode(isa: ISA, data: bytes, offset: int = 0) -> Instruction:
     """Decode the instruction at ``data[offset:]``."""
     head = data[offset:offset + 4]
@@ -231,6 +244,9 @@ def decode(isa: ISA, data: bytes, offset: int = 0) -> Instruction:
         if len(opfields) > 1 and idef_y is None:
             failures.append(f"no {base.name} opcode {opfields[1].get(word)} in {opfields[1].name}")
             continue
+        reserved = _reserved(fmt, word)
+        if reserved is not None:
+            raise DecodeError(offset, raw, reserved)
         return Instruction(isa, fmt, idef, word, size, offset, idef_y)
     raise DecodeError(offset, data[offset:offset + 8], "; ".join(failures) or "no encoding matches")
 

@@ -103,13 +103,22 @@ def _scalar_source(ctx: Context, value: int, width: int, fmt: str | None, litera
     return Source("const", width, operand=words.add(int(bits)))
 
 
+def vgpr_operand(ctx: Context, reg: int, width: int, words: Operands) -> int:
+    """The record word naming VGPR ``reg`` (``width`` bits from it). A register past the wave's
+    allocation is left to the reference engine, which stops the dispatch on it: native code would
+    reach past the register file."""
+    if reg + -(-width // 32) > ctx.waves.vgpr.shape[1]:
+        raise Unsupported("a VGPR beyond the wave's allocation")
+    return words.add(reg)
+
+
 def _vector_source(ctx: Context, src: valu.Source, port, literal: int | None, words: Operands) -> Source:
     if src.select is not None:
         raise Unsupported("SDWA selection")
     width = min(port.width, src.bits) if src.bits else port.width
     read_width = 64 if width > 32 else 32
     if src.value >= opnd.VGPR_BASE:
-        base = Source("vgpr", read_width, operand=words.add(src.value - opnd.VGPR_BASE))
+        base = Source("vgpr", read_width, operand=vgpr_operand(ctx, src.value - opnd.VGPR_BASE, read_width, words))
     else:
         base = _scalar_source(ctx, src.value, width, src.fmt, literal, words)
     sign_bit = 0
@@ -304,7 +313,8 @@ def valu_output(ctx: Context, ops: valu.Operands, port, words: Operands) -> Outp
         dest = ops.vdst
         if dest.select is not None or dest.result_half is not None:
             raise Unsupported("SDWA or mix destination")
-        return Output("vgpr", 16 if dest.bits == 16 else port.width, dest.high, words.add(dest.reg))
+        width = 16 if dest.bits == 16 else port.width
+        return Output("vgpr", width, dest.high, vgpr_operand(ctx, dest.reg, width, words))
     raise Unsupported(f"{name} is not written natively")
 
 

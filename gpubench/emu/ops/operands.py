@@ -44,7 +44,9 @@ def constant_bits(value: int, bits: int, fmt: str | None) -> int | None:
     if 128 <= value <= 208:
         number = value - 128 if value <= 192 else 192 - value
         return number & mask
-    kind = float_kind(fmt) or bits
+    # an operand of another width (24-bit, 8-bit) is part of a 32-bit register: the f32 pattern, as
+    # LLVM encodes it (0xbf800000 for v_mad_i32_i24's src1 is the inline constant -1.0)
+    kind = float_kind(fmt) or (bits if bits in (16, 64) else 32)
     if value in FLOAT_CONSTANTS:
         pack = {16: "<e", 32: "<f", 64: "<d"}[kind]
         raw = int.from_bytes(struct.pack(pack, FLOAT_CONSTANTS[value]), "little")

@@ -1,0 +1,54 @@
+"""Instructions a hostile or buggy program may hold, on both engines: each has the outcome the hardware
+gives it (a defined value, or an illegal instruction that stops the dispatch with its PC and text),
+never a Python exception from inside the emulator or native code writing past the register file."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from asm_dispatch import CODE_BASE, Dispatch
+
+from gpubench.emu import launch
+from gpubench.emu.context import ExecutionError
+from gpubench.isa.asm import assemble
+
+ENGINES = ("native", "reference")
+
+
+def run_code(monkeypatch, engine: str, run: Dispatch, code: bytes) -> None:
+    monkeypatch.setenv("GPUBENCH_ENGINE", engine)
+    run.device.alloc_at(CODE_BASE, code + assemble(run.isa, "s_endpgm").data)
+    run.waves.pc[:] = CODE_BASE
+    launch.run(run.context())
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_float_inline_constant_on_a_24_bit_operand_is_its_f32_pattern(monkeypatch, engine):
+    # LLVM encodes the literal 0xbf800000 in this operand as the inline constant -1.0: its low 24 bits,
+    # 0x800000, are -2^23 as an i24
+    run = Dispatch("gfx1100")
+    run.vgpr[:, 2, :], run.vgpr[:, 3, :] = 3, 5
+    run_code(monkeypatch, engine, run, assemble(run.isa, "v_mad_i32_i24 v1, v2, -1.0, v3").data)
+    assert (run.vgpr[:, 1, :].view(np.int32) == 3 * -(1 << 23) + 5).all()
+
+
+ILLEGAL = {  # case -> (target, wave size, VGPRs allocated, bytes, what the error names)
+    "a 64-bit VGPR operand past v255": ("gfx1201", 32, 256, "d00cff1d", "v[255:256]"),
+    "a VGPR past .amdhsa_next_free_vgpr (read)": ("gfx1100", 32, 24, "c8050206", "v200"),
+    "a VGPR past .amdhsa_next_free_vgpr (written)": ("gfx1100", 32, 24, "01059007", "v200"),
+    "a 64-bit VGPR destination past the allocation": ("gfx1100", 32, 24, "fe002ad7040d0200", "v[254:255]"),
+    "a VOPD half writing past the allocation": ("gfx1100", 32, 24, "0105c8c8040bca00", "v203"),
+    "a 64-bit SGPR destination at s127": ("gfx1100", 32, 32, "0200ff85", "128 SGPRs"),
+    "SDWA selector 7 (reserved)": ("gfx942", 64, 32, "f97e937cfe000716", "src0_sel 7 is reserved"),
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", ILLEGAL)
+def test_an_illegal_instruction_stops_the_dispatch_with_its_pc(monkeypatch, engine, name):
+    target, wave_size, vgprs, code, named = ILLEGAL[name]
+    run = Dispatch(target, wave_size, vgprs=vgprs)
+    before = run.vgpr.copy()
+    with pytest.raises(ExecutionError, match="illegal instruction|invalid instruction") as error:
+        run_code(monkeypatch, engine, run, bytes.fromhex(code))
+    assert f"0x{CODE_BASE:x}" in str(error.value) and named in str(error.value)
+    assert (run.vgpr == before).all(), "an illegal instruction wrote registers"
