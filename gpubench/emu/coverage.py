@@ -1,8 +1,9 @@
 """`gpubench isa coverage`: for each instruction of a target, where the emulator's semantics come
 from and whether a test executes it.
 
-- source: "pseudocode" (compiled from AMD's pseudocode), "manual" (a hand-written handler) or
-  "unimplemented" (no handler, or its pseudocode does not compile), as
+- source: "pseudocode" (compiled from AMD's pseudocode), "pseudocode+correction" (compiled from AMD's
+  pseudocode with the hardware corrections of gpubench/isa/corrections.py), "manual" (a hand-written
+  handler) or "unimplemented" (no handler, or its pseudocode does not compile), as
   `gpubench.emu.ops.semantics_source` says for the instruction encoded in one of its formats.
 - executed: the instruction is in tests/emu/executed.json, the record `python tools/coverage_record.py`
   writes from the emulator's test runs (kernel cases and hand-written assembly tests). The record
@@ -23,7 +24,7 @@ from gpubench.isa.encoder import encode
 from gpubench.isa.model import Format, InstrDef
 
 RECORD = Path(__file__).resolve().parents[2] / "tests" / "emu" / "executed.json"
-SOURCES = ("pseudocode", "manual", "unimplemented")
+SOURCES = ("pseudocode", "pseudocode+correction", "manual", "unimplemented")
 VALU_FAMILIES = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P", "VOPD", "VINTERP")
 SALU_FAMILIES = ("SOP1", "SOP2", "SOPC", "SOPK", "SOPP")
 VGPR_0 = 256  # v0 in the 9-bit source operand space
@@ -140,15 +141,15 @@ def as_json(target: str, entries: list[Entry]) -> str:
 def as_table(target: str, entries: list[Entry], listing: bool = False) -> str:
     s = summary(entries)
     has_record = any(e.executed is not None for e in entries)
-    header = f"{'family':<10}{'instrs':>7}{'pseudo':>8}{'manual':>8}{'unimpl':>8}{'executed':>10}"
+    header = f"{'family':<10}{'instrs':>7}{'pseudo':>8}{'correct':>8}{'manual':>8}{'unimpl':>8}{'executed':>10}"
     lines = [f"instruction coverage of the emulator for {target}", header, "-" * len(header)]
     rows = [*s["families"].items(), ("total", s["total"])]
     for i, (family, c) in enumerate(rows):
         if i == len(rows) - 1:
             lines.append("-" * len(header))
         executed = c["executed"] if has_record else "n/a"
-        lines.append(f"{family:<10}{c['instructions']:>7}{c['pseudocode']:>8}{c['manual']:>8}"
-                     f"{c['unimplemented']:>8}{executed:>10}")
+        lines.append(f"{family:<10}{c['instructions']:>7}{c['pseudocode']:>8}{c['pseudocode+correction']:>8}"
+                     f"{c['manual']:>8}{c['unimplemented']:>8}{executed:>10}")
     for group in ("VALU", "SALU"):
         g = s[group]
         if has_record and g["instructions"]:
@@ -160,5 +161,5 @@ def as_table(target: str, entries: list[Entry], listing: bool = False) -> str:
         lines.append("")
         for e in sorted(entries, key=lambda e: (e.family, e.name)):
             executed = "-" if e.executed is None else "executed" if e.executed else "not-executed"
-            lines.append(f"{e.family:<10}{e.name:<40}{e.source:<15}{executed}")
+            lines.append(f"{e.family:<10}{e.name:<40}{e.source:<22}{executed}")
     return "\n".join(lines)

@@ -1,6 +1,10 @@
-"""What `gpubench isa info` shows: an instruction's encodings, operands and pseudocode."""
+"""What `gpubench isa info` shows: an instruction's encodings, operands, pseudocode and the hardware
+corrections the emulator applies to it (corrections.py)."""
 from __future__ import annotations
 
+import textwrap
+
+from gpubench.isa import corrections
 from gpubench.isa.arch import ISA
 from gpubench.isa.model import InstrDef
 
@@ -29,4 +33,15 @@ def describe(isa: ISA, idef: InstrDef) -> str:
     code = isa.pseudocode_of(idef)
     lines.append("  pseudocode" if code else "  pseudocode: none in the manual (prose only)")
     lines.extend("    " + line for line in (code or "").splitlines())
+    fields = {f.name for name in formats for f in isa.formats[name].fields}
+    rules = [*corrections.of(isa.arch, idef.name),
+             *(c for c in corrections.CORRECTIONS if c.modifier in fields and isa.arch in c.archs)]
+    for correction in rules:
+        lines.append(f"  hardware correction{f' ({correction.modifier})' if correction.modifier else ''}")
+        lines.extend(textwrap.wrap(correction.rule, 100, initial_indent="    rule      ", subsequent_indent=" " * 14))
+        lines.extend(textwrap.wrap(correction.evidence, 100, initial_indent="    evidence  ",
+                                   subsequent_indent=" " * 14))
+    if code and corrections.of(isa.arch, idef.name):
+        lines.append("  pseudocode as the emulator runs it (with the corrections)")
+        lines.extend("    " + line for line in corrections.corrected(isa.arch, idef.name, code).splitlines())
     return "\n".join(lines)

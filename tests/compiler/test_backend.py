@@ -19,6 +19,7 @@ from gpubench.compiler.backend import BackendUnsupported, clear_memory_cache, co
 from gpubench.compiler.backend import runtime as rt
 from gpubench.compiler.backend.agreement import check, random_inputs
 from gpubench.compiler.backend.cache import pseudocode
+from gpubench.isa.rdna3.pseudocode import PSEUDOCODE as RDNA3_PSEUDOCODE
 from gpubench.compiler.pcode import Prose, floats, read_pseudocode
 from gpubench.compiler.pcode.dtypes import F32
 
@@ -321,8 +322,9 @@ def test_unsupported_constructs_are_refused_at_compile_time_naming_them():
 
 
 def test_lanes_reading_constants_the_manual_never_defines_make_the_call_raise():
-    # V_DIV_FIXUP_F32 reads UNDERFLOW_F32 only for quotients far below the smallest denormal.
-    op = compile_instruction("rdna3", "VOP3Op", "V_DIV_FIXUP_F32")
+    # The manual's V_DIV_FIXUP_F32 (without corrections.py's reading of the name) reads UNDERFLOW_F32 only
+    # for quotients far below the smallest denormal.
+    op = compile_text(RDNA3_PSEUDOCODE["VOP3Op", "V_DIV_FIXUP_F32"], "rdna3", "VOP3Op", "V_DIV_FIXUP_F32")
     ordinary = op(S0=f32_bits([1.5]), S1=f32_bits([3.0]), S2=f32_bits([4.5]))["D0"]
     assert list(ordinary.view(np.float32)) == [1.5]
     with pytest.raises(rt.UndefinedState, match=r"lanes \[1\] read UNDERFLOW_F32"):

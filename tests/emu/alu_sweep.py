@@ -1,4 +1,5 @@
-"""One ALU instruction on one emulated wave32 against AMD's pseudocode run by the reference evaluator.
+"""One ALU instruction on one emulated wave32 against AMD's pseudocode (with the hardware corrections of
+gpubench/isa/corrections.py, as the emulator compiles it) run by the reference evaluator.
 
     case = Case.of(isa, idef)             # operands: VALU v10/v12/v14 -> v16, SALU s2/s4 -> s6
     mismatch = case.compare(seed)         # None, or the first differing lane/register as text
@@ -12,7 +13,6 @@ special float patterns in the first lanes.
 from __future__ import annotations
 
 import functools
-import importlib
 import re
 from dataclasses import dataclass
 
@@ -23,6 +23,7 @@ from gpubench.compiler.pcode import Environment, InstructionLibrary, Record, Reg
 from gpubench.emu import coverage, executor
 from gpubench.emu.waves import EXEC_LO, VCC_LO
 from gpubench.isa.asm import assemble
+from gpubench.isa.corrections import hardware_pseudocode
 from gpubench.isa.decoder import Instruction
 from gpubench.isa.model import InstrDef
 
@@ -45,13 +46,8 @@ class Unreferenced(Exception):
 
 
 @functools.cache
-def _pseudocode(arch: str) -> dict:
-    return importlib.import_module(f"gpubench.isa.{arch}.pseudocode").PSEUDOCODE
-
-
-@functools.cache
 def _library(arch: str) -> InstructionLibrary:
-    return InstructionLibrary(_pseudocode(arch))
+    return InstructionLibrary(hardware_pseudocode(arch))
 
 
 @functools.cache
@@ -64,13 +60,13 @@ def pseudocode_text(arch: str, idef: InstrDef) -> str | None:
     names = [(idef.enum, idef.name)]
     if idef.enum == "VOP3Op" and idef.name.endswith("_E64"):
         names += [(enum, idef.name.removesuffix("_E64") + "_E32") for enum in ("VOP1Op", "VOP2Op", "VOPCOp")]
-    table = _pseudocode(arch)
+    table = hardware_pseudocode(arch)
     return next((table[n] for n in names if n in table), None)
 
 
 def candidates(isa) -> list[InstrDef]:
     return [d for d in isa.instructions if coverage.family_of(d) in FAMILIES
-            and coverage.semantics_source(isa, d) == "pseudocode"]
+            and coverage.semantics_source(isa, d) in ("pseudocode", "pseudocode+correction")]
 
 
 def _is_sgpr_source(op) -> bool:

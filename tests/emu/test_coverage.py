@@ -18,7 +18,7 @@ def gfx1100():
     ("V_ADD_F32_E32", "pseudocode"), ("V_ADD_F32_E64", "pseudocode"), ("S_ADD_U32", "pseudocode"),
     ("V_DUAL_ADD_F32", "pseudocode"),  # VOPD halves: compiled pseudocode
     ("DS_ADD_U32", "manual"), ("GLOBAL_LOAD_B32", "manual"), ("S_ENDPGM", "manual"),
-    ("V_DIV_FIXUP_F32", "manual"),  # division.py
+    ("V_DIV_FIXUP_F32", "pseudocode+correction"), ("V_SIN_F32_E64", "pseudocode+correction"),  # corrections.py
     ("S_GETREG_B32", "manual"),  # a handler that models some hardware registers
     ("IMAGE_SAMPLE", "unimplemented"), ("V_INTERP_P10_F32", "unimplemented"),
     ("V_CVT_PK_U8_F32", "unimplemented"),  # its pseudocode does not compile (BackendUnsupported)

@@ -21,9 +21,10 @@ instruction, waves for a SALU one):
   - A port that is both input and output is written only on some lanes or bits (``D0.f16 = ...``
     keeps D0's high half, ``if SCC then D0 = ...``): pass the old value; the output is the merged one.
   - Outputs may share memory with inputs. Call ``fn`` inside ``np.errstate(all="ignore")``.
-  - A few entries read constants the manual never defines (UNDERFLOW_F32, DENORM) on rare lanes
+  - A few of the manual's texts read constants it never defines (UNDERFLOW_F32, DENORM) on rare lanes
     (V_DIV_FIXUP_F32 for quotients far below the denormals): a call raises UndefinedState naming
-    the lanes if any lane reaches one; the evaluator fails on exactly those lanes.
+    the lanes if any lane reaches one; the evaluator fails on exactly those lanes. The tables
+    ``compile_instruction`` reads have them replaced (gpubench/isa/corrections.py).
   - Not the backend's job: EXEC masking, operand modifiers (abs/neg/clamp/omod, opsel halves), DPP and
     SDWA, register-file and cross-lane access (V_READLANE, V_MOVREL*, permlanes), memory. The rounding
     mode is round-to-nearest-even unless the pcode itself sets ROUND_MODE (V_CVT_PK_RTZ_F16_F32).

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib
 import linecache
 import os
 import tempfile
@@ -22,6 +21,7 @@ from gpubench.compiler.backend.generate import Generated, generate
 from gpubench.compiler.backend.operands import BackendUnsupported
 from gpubench.compiler.backend.ports import PortSpec
 from gpubench.compiler.pcode import InstructionLibrary, Prose, read_pseudocode
+from gpubench.isa.corrections import hardware_pseudocode
 
 _PACKAGES = (Path(__file__).parent, Path(__file__).parent.parent / "pcode")
 _memory: dict[tuple[str, str, str, str], CompiledOp | BackendUnsupported] = {}
@@ -48,9 +48,9 @@ def cache_dir() -> Path | None:
     return Path(base) / "gpubench" / "semantics"
 
 
-@functools.cache
 def pseudocode(arch: str) -> dict[tuple[str, str], str]:
-    return importlib.import_module(f"gpubench.isa.{arch}.pseudocode").PSEUDOCODE
+    """The pseudocode the emulator compiles: AMD's, with the hardware corrections (gpubench/isa/corrections.py)."""
+    return hardware_pseudocode(arch)
 
 
 @functools.cache

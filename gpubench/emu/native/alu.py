@@ -25,7 +25,7 @@ from gpubench.compiler.native.lower import ElementSemantics, emit_lanes, storage
 from gpubench.emu.context import Context
 from gpubench.emu.native.build import HANDLER_TYPE, I1, I8, I32, I64, Code, const, element, word
 from gpubench.emu.native.layout import OPERAND_WORDS, RECORD_OPERANDS, Frame, Status
-from gpubench.emu.ops import Unsupported, division, modes, valu
+from gpubench.emu.ops import Unsupported, modes, valu
 from gpubench.emu.ops import alu as reference
 from gpubench.emu.ops import operands as opnd
 from gpubench.emu.waves import EXEC_LO, SGPRS, VCC_LO
@@ -237,8 +237,6 @@ class Output:
 
 def bind_valu(inst: Instruction, ctx: Context) -> Bound | None:
     if "DPP" in inst.fmt.name or "SDWA" in inst.fmt.name or inst.name.startswith(reference.VALU_NO_OPERATION):
-        return None
-    if division.semantics(inst) is not None:
         return None
     op = reference.compiled_semantics(inst)
     if op is None:

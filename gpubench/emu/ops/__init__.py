@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gpubench.emu.context import Context
+from gpubench.isa import corrections
 from gpubench.isa.decoder import Instruction
 
 Handler = Callable[[Context, np.ndarray], None]
@@ -59,11 +60,12 @@ def claimed(inst: Instruction) -> tuple[Callable[[Instruction], Handler | None],
 
 def semantics_source(inst: Instruction) -> str:
     """Where the emulator's semantics of ``inst`` come from, without running it: "pseudocode"
-    (compiled from AMD's pseudocode: alu.py, and vopd.py's halves), "manual" (a hand-written
-    handler, division.py's helpers, the VALU no-ops) or "unimplemented" (no factory claims it, or
-    the one that does raises Unsupported). For `gpubench isa coverage` (gpubench/emu/coverage.py)."""
+    (compiled from AMD's pseudocode: alu.py, and vopd.py's halves), "pseudocode+correction"
+    (the same, with gpubench/isa/corrections.py's edits), "manual" (a hand-written handler, the VALU
+    no-ops) or "unimplemented" (no factory claims it, or the one that does raises Unsupported). For
+    `gpubench isa coverage` (gpubench/emu/coverage.py)."""
     _load_factories()
-    from gpubench.emu.ops import alu, division
+    from gpubench.emu.ops import alu
     for make in FACTORIES:
         try:
             if make(inst) is None:
@@ -72,6 +74,7 @@ def semantics_source(inst: Instruction) -> str:
             return "unimplemented"
         if make.__module__ not in (alu.__name__, f"{__name__}.vopd"):
             return "manual"
-        no_op = inst.name.startswith(alu.VALU_NO_OPERATION) and make is alu.vector_alu
-        return "manual" if no_op or division.semantics(inst) is not None else "pseudocode"
+        if inst.name.startswith(alu.VALU_NO_OPERATION) and make is alu.vector_alu:
+            return "manual"
+        return "pseudocode+correction" if corrections.of(inst.isa.arch, inst.name) else "pseudocode"
     return "unimplemented"

@@ -3,8 +3,8 @@
 The handler binds the compiled function's ports (S0, D0, SCC, VCC, EXEC ...) to the encoding's
 operand fields, gathers them for all given waves (and their lanes), calls the function once, and
 scatters the results: vector results only to lanes that EXEC enables (valu.py binds VALU ports,
-with modifiers, 16-bit halves, VOP3P packing and DPP). The division helpers whose manual text is
-incomplete come from division.py instead.
+with modifiers, 16-bit halves, VOP3P packing and DPP). The pseudocode is AMD's with the hardware
+corrections of gpubench/isa/corrections.py applied (the compiler's tables).
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 
 from gpubench.compiler.backend import BackendUnsupported, compile_instruction
 from gpubench.emu.context import Context
-from gpubench.emu.ops import Unsupported, division, factory, modes, valu
+from gpubench.emu.ops import Unsupported, factory, modes, valu
 from gpubench.emu.ops import operands as opnd
 from gpubench.emu.waves import EXEC_LO, VCC_LO
 from gpubench.isa.decoder import Instruction
@@ -136,7 +136,7 @@ def vector_alu(inst: Instruction):
         def advance(ctx: Context, waves: np.ndarray) -> None:
             ctx.waves.pc[waves] += inst.size
         return advance
-    op = division.semantics(inst) or compiled_semantics(inst)
+    op = compiled_semantics(inst)
     if op is None:
         return None
     bound = valu.VectorOp(inst.name, op, valu.operands_of(inst, op))

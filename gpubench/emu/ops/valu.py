@@ -16,7 +16,8 @@ the hardware around it is done here, from AMD's ISA manuals:
   - destinations: a VGPR or its 16-bit half (op_sel bit 3), or SDWA's byte/word of it (dst_sel;
     dst_unused pads the rest with 0, sign-extends into it, or keeps it), compare bits to VCC or an
     SGPR pair, VOP3SD's SGPR for the carry (VCC) or D1 (v_mad_u64_u32's carry), EXEC (v_cmpx);
-  - output modifiers: omod and clamp of float results, clamp as saturation of integer add/sub;
+  - output modifiers: omod and clamp of float results, clamp as saturation of integer add/sub; omod
+    is ignored while MODE.IEEE is set where the hardware does so (gpubench/isa/corrections.py);
   - MODE's float round and denormal modes, when a wave is not in the default (float_modes.py).
 `operands_of(inst)` reads where the operands are from a VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P encoding
 (and their DPP and SDWA forms); vopd.py builds them for each half of a dual-issue instruction.
@@ -33,6 +34,7 @@ from gpubench.emu.ops import operands as opnd
 from gpubench.emu.ops.dpp import LanePermutation
 from gpubench.emu.ops.float_modes import FloatModes
 from gpubench.emu.waves import EXEC_LO, VCC_LO
+from gpubench.isa import corrections
 from gpubench.isa.decoder import Instruction
 from gpubench.isa.model import Operand
 
@@ -89,6 +91,7 @@ class Operands:
     dpp: LanePermutation | None = None  # permutes S0's lanes
     clamp: bool = False
     omod: int = 0
+    omod_ignored_in_ieee_mode: bool = False  # a hardware correction of the target (corrections.py)
     selects: dict[str, int] = field(default_factory=dict)  # OPSEL, OPSEL_HI, NEG, NEG_HI for the pseudocode
 
 
@@ -100,6 +103,7 @@ class Gathered:
     active: np.ndarray  # bool [waves, lanes]: EXEC
     writable: np.ndarray  # bool [waves, lanes]: the lanes that write (EXEC, less those DPP disables)
     nan_to_zero: np.ndarray | None = None  # bool [waves, 1]: MODE.DX10_CLAMP (a clamped NaN is 0)
+    omod_ignored: np.ndarray | None = None  # bool [waves, 1]: MODE.IEEE, where omod is then ignored
     float_mode: np.ndarray | None = None  # uint32 [elements]: MODE's float bits, None in the default mode
 
 
@@ -131,6 +135,8 @@ class VectorOp:
             self.float_modes.read(gathered)
         if self.operands.clamp or self.operands.omod:
             gathered.nan_to_zero = modes.flag(ctx, waves, modes.DX10_CLAMP)[:, None]
+        if self.operands.omod and self.operands.omod_ignored_in_ieee_mode:
+            gathered.omod_ignored = modes.flag(ctx, waves, modes.IEEE)[:, None]
         return gathered
 
     def compute(self, gathered: Gathered) -> tuple:
@@ -242,7 +248,11 @@ class VectorOp:
 
         def write(ctx, waves, g, value):
             if float_modifiers:
-                value = _float_modifiers(value, kind, packed, dest.result_half, ops, g.nan_to_zero)
+                modified = _float_modifiers(value, kind, packed, dest.result_half, ops.omod, ops.clamp, g.nan_to_zero)
+                if g.omod_ignored is not None:
+                    without_omod = _float_modifiers(value, kind, packed, dest.result_half, 0, ops.clamp, g.nan_to_zero)
+                    modified = np.where(g.omod_ignored, without_omod, modified)
+                value = modified
             elif self.saturate is not None:
                 value = self.saturate(g.args).reshape(value.shape)
             if g.float_mode is not None:
@@ -294,11 +304,11 @@ def _as_int(values: np.ndarray, shift: int, width: int, signed: bool) -> np.ndar
     return np.where(field_ >> (width - 1) & 1, field_ - (1 << width), field_) if signed else field_
 
 
-def _float_modifiers(value, kind, packed, result_half, ops: Operands, nan_to_zero):
+def _float_modifiers(value, kind, packed, result_half, omod: int, clamp: bool, nan_to_zero):
     if result_half is None:
-        return opnd.float_result_modifiers(value, kind, ops.omod, ops.clamp, nan_to_zero, packed)
+        return opnd.float_result_modifiers(value, kind, omod, clamp, nan_to_zero, packed)
     shift = np.uint32(16 if result_half else 0)
-    clamped = opnd.float_result_modifiers((value >> shift) & opnd.HALF, 16, ops.omod, ops.clamp, nan_to_zero)
+    clamped = opnd.float_result_modifiers((value >> shift) & opnd.HALF, 16, omod, clamp, nan_to_zero)
     return (value & ~(opnd.HALF << shift)) | (clamped << shift)
 
 
@@ -387,6 +397,7 @@ def operands_of(inst: Instruction, op) -> Operands:
         compare_out=compare_out,
         scalar_out=inst["vdst"] if vdst is not None and vdst.type == "OPR_SREG" and root == "VOP3" else None,
         dpp=permutation, clamp=bool(inst.get("clmp", 0)), omod=inst.get("omod", 0),
+        omod_ignored_in_ieee_mode=corrections.modifier_rule(inst.isa.arch, "omod") is not None,
         selects=_selects(inst))
 
 

@@ -1,0 +1,172 @@
+"""Where the emulator departs from AMD's pseudocode, as data beside the generated tables.
+
+The generated ``PSEUDOCODE`` tables are AMD's text, unchanged. Real GPUs differ from that text in a
+few places, and in a few others the text names values it never defines; each such place is one
+`Correction` here: the instructions, the rule in words, the evidence, and the edits that turn the
+manual's text into what the emulator compiles. The compiler takes its tables from
+`hardware_pseudocode` (gpubench/compiler/backend/cache.py), so a correction reaches the reference
+evaluator, the numpy backend and the native backend alike. A correction without edits (``modifier``)
+is a rule about an encoding field that the emulator's operand code applies (gpubench/emu/ops/valu.py).
+
+Edits apply in table order, each to the text the corrections before it left; every edited fragment
+must occur in that text (a regenerated table that no longer has it fails loudly, not silently).
+`gpubench isa info` shows an instruction's corrections, `gpubench isa coverage` counts its semantics as
+"pseudocode + hardware correction".
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+from dataclasses import dataclass
+
+ARCHES = ("rdna3", "rdna4", "cdna")
+MEASURED = ("instruction tests whose expected values were measured on real RDNA3/RDNA4/CDNA GPUs "
+            "(issue 12 of this project)")
+
+
+@dataclass(frozen=True)
+class Correction:
+    """One departure from AMD's pseudocode: what the emulator does instead, and why."""
+
+    instructions: tuple[str, ...]  # the spec's names without an _E32/_E64 suffix; () for a modifier rule
+    archs: tuple[str, ...]  # the instruction sets it holds for
+    rule: str  # what the hardware does, in words
+    evidence: str  # how that is known: the manual's prose, compiler or driver source, a measurement
+    edits: tuple[tuple[str, str], ...] = ()  # (the manual's text, the emulator's), replaced everywhere
+    modifier: str | None = None  # the encoding field whose rule this is (applied by the operand code)
+
+    def covers(self, arch: str, name: str) -> bool:
+        return arch in self.archs and base_name(name) in self.instructions
+
+
+def base_name(name: str) -> str:
+    return name.removesuffix("_E32").removesuffix("_E64")
+
+
+def _denormal(x: str, literal_suffix: str) -> str:
+    """Pseudocode for "x is a denormal of its own type": a zero exponent field, not zero."""
+    return f"((exponent({x}) == 0) && ({x} != 0.0{literal_suffix}))"
+
+
+def _division(bits: int) -> tuple[Correction, ...]:
+    """The division helpers' corrections for f32 (bits=32) or f64: readings of the names the manual
+    leaves undefined, then the hardware's VCC, scale factors and NaN quotient."""
+    t, k = f"f{bits}", "F" if bits == 32 else ""
+    bias, scale = (127, 64) if bits == 32 else (1023, 128)
+    reciprocal = f"1.0 / 64'F(S1.{t}) == DENORM.f64" if bits == 32 else f"1.0 / S1.{t} == DENORM.{t}"
+    scaled = f"D0.{t} = ldexp(S0.{t}, {scale})"
+    fma = f"fma(S0.{t}, S1.{t}, S2.{t})"
+    corrections = [
+        Correction(
+            (f"V_DIV_SCALE_F{bits}",), ARCHES,
+            f"``x == DENORM`` means x is denormal, tested in the instruction's own precision; D0 is S0 unless a "
+            f"branch scales it; VCC is this lane's bit of the mask",
+            "the manual's text: DENORM is never defined, and the F32 text's ``1.0 / 64'F(S1.f32) == DENORM.f64`` "
+            "taken literally never holds (no f32 divisor has an f64-denormal reciprocal); the operation scales "
+            "S0, so a branch that does not scale leaves it; VCC is the VOP3SD lane mask it writes",
+            ((f"S2.{t} / S1.{t} == DENORM.{t}", _denormal(f"S2.{t} / S1.{t}", k)),
+             (reciprocal, _denormal(f"1.0{k} / S1.{t}", k)),
+             (f"S1.{t} == DENORM.{t}", _denormal(f"S1.{t}", k)),
+             ("VCC = 0x0LL;", f"VCC.u64[laneId] = 0;\nD0.{t} = S0.{t};"),
+             ("VCC = 0x1LL;", "VCC.u64[laneId] = 1;"))),
+        Correction(
+            (f"V_DIV_SCALE_F{bits}",), ARCHES,
+            f"VCC is set also for a zero numerator or denominator, and where one operand alone is scaled: a "
+            f"denormal denominator over a numerator of biased exponent {scale + 3} or more (the denominator alone "
+            f"is scaled by 2^{scale}), a tiny numerator {scale + 1} or more binades below the denominator (the "
+            f"numerator alone); other denormal denominators and tiny numerators scale both operands (the "
+            f"quotient unchanged) with VCC clear, as the manual says",
+            f"{MEASURED}: VCC set for a zero, a denormal denominator and a tiny numerator. Which denormal "
+            f"denominators and tiny numerators is inferred: V_DIV_FMAS's measured scaling (2^+-{scale}, chosen by "
+            f"the quotient's exponent) undoes a one-sided scaling only when the scaled quotient lands on the "
+            f"side that direction assumes; elsewhere VCC set would make LLVM's division sequence wrong "
+            f"(tests/emu/test_hardware_corrections.py runs it over random magnitudes)",
+            ((f"D0.{t} = NAN.{t}", f"VCC.u64[laneId] = 1;\nD0.{t} = NAN.{t}"),
+             (f"{_denormal(f'S1.{t}', k)} then\n{scaled}",
+              f"{_denormal(f'S1.{t}', k)} then\nif exponent(S2.{t}) >= {scale + 3} then\n"
+              f"// Only scale the denominator\nVCC.u64[laneId] = 1;\nif S0.{t} == S1.{t} then\n{scaled}\nendif\n"
+              f"else\n{scaled}\nendif"),
+             (f"// Numerator is tiny\n{scaled}",
+              f"// Numerator is tiny\nif exponent(S2.{t}) - exponent(S1.{t}) <= -{scale + 1} then\n"
+              f"// Only scale the numerator\nVCC.u64[laneId] = 1;\nif S0.{t} == S2.{t} then\n{scaled}\nendif\n"
+              f"else\n{scaled}\nendif"))),
+        Correction(
+            (f"V_DIV_FMAS_F{bits}",), ARCHES,
+            f"with VCC set, the fma is scaled by 2^{scale} if S2's biased exponent is above {bias} (S2 >= 2.0), "
+            f"else by 2^-{scale}; the manual says 2^{scale // 2} always",
+            f"{MEASURED}: f32 2*3+1 with S2 = 1.0 gives 7*2^-64",
+            ((f"D0.{t} = 2.0{k} ** {scale // 2} * {fma}",
+              f"if exponent(S2.{t}) > {bias} then\nD0.{t} = 2.0{k} ** {scale} * {fma}\n"
+              f"else\nD0.{t} = 2.0{k} ** -{scale} * {fma}\nendif"),)),
+        Correction(
+            (f"V_DIV_FIXUP_F{bits}",), ARCHES,
+            f"UNDERFLOW_F{bits} is a zero, OVERFLOW_F{bits} an infinity, of the result's sign",
+            f"the manual's text names UNDERFLOW_F{bits} and OVERFLOW_F{bits} without a value; the underflow branch "
+            f"is a quotient below the smallest denormal, the overflow one cannot be reached (an infinite or NaN "
+            f"S1 is handled before it)",
+            ((f"sign_out ? -UNDERFLOW_F{bits} : UNDERFLOW_F{bits}", f"sign_out ? -0.0{k} : 0.0{k}"),
+             (f"sign_out ? -OVERFLOW_F{bits} : OVERFLOW_F{bits}",
+              f"sign_out ? -INF.{t} : +INF.{t}" if bits == 32 else "sign_out ? -INF : +INF"))),
+    ]
+    if bits == 32:
+        corrections.append(Correction(
+            ("V_DIV_FIXUP_F32",), ARCHES,
+            "a NaN quotient estimate (S0) of finite, nonzero operands gives an infinity of the result's sign, "
+            "not a NaN",
+            f"{MEASURED}: S0 = 0x7fc00000, S1 = S2 = 1.0 gives 0x7f800000",
+            (("else\nD0.f32 = sign_out ? -abs(S0.f32) : abs(S0.f32)",
+             "elsif isNAN(64'F(S0.f32)) then\nD0.f32 = sign_out ? -INF.f32 : +INF.f32\n"
+             "else\nD0.f32 = sign_out ? -abs(S0.f32) : abs(S0.f32)"),)))
+    return tuple(corrections)
+
+
+def _trigonometry(bits: int) -> Correction:
+    t = f"f{bits}"
+    return Correction(
+        (f"V_SIN_F{bits}", f"V_COS_F{bits}"), ARCHES,
+        "the input is in revolutions and is reduced to its fraction (toward zero, exact) before the "
+        "2*PI scaling, so large inputs keep their precision; the manual scales the whole input in "
+        f"{t} first",
+        f"LLVM's ConstantFolding.cpp folds llvm.amdgcn.sin/cos as sin(2*pi*x) with exact results for "
+        f"quarter-integer x (the argument counts revolutions); ROCm's device-libs multiply radians by 1/(2*pi) "
+        f"before the instruction; {MEASURED}: sin of 132000.0 revolutions is about 0 (-1.2e-12), the "
+        f"manual's f32 scaling gives 0.0394. CDNA (GFX9) specifies only [-256, 256]: LLVM reduces there first",
+        ((f"(S0.{t} * {bits}'F(PI * 2.0))", f"((S0.{t} - trunc(S0.{t})) * {bits}'F(PI * 2.0))"),))
+
+
+CORRECTIONS: tuple[Correction, ...] = (
+    *_division(32), *_division(64), _trigonometry(32), _trigonometry(16),
+    Correction(
+        (), ("rdna3", "cdna"),
+        "omod (the x2, x4, /2 output modifier) is ignored while MODE.IEEE is set",
+        f"LLVM's SIFoldOperands.cpp: \"omod is ignored by hardware if IEEE bit is enabled\" (it folds a "
+        f"multiply into omod only without IEEE mode); {MEASURED}: v_add_f32 3.0 + 1.0 omod:2 gives 4.0. "
+        f"RDNA4 has no IEEE mode",
+        modifier="omod"),
+)
+
+
+def of(arch: str, name: str) -> tuple[Correction, ...]:
+    """The corrections of one instruction's semantics (not the modifier rules), in the order they apply."""
+    return tuple(c for c in CORRECTIONS if c.covers(arch, name))
+
+
+def modifier_rule(arch: str, field: str) -> Correction | None:
+    return next((c for c in CORRECTIONS if c.modifier == field and arch in c.archs), None)
+
+
+def corrected(arch: str, name: str, text: str) -> str:
+    """The manual's pseudocode ``text`` of instruction ``name`` with its corrections applied."""
+    for correction in of(arch, name):
+        for manual, hardware in correction.edits:
+            if manual not in text:
+                raise ValueError(f"correction of {name} ({arch}): the pseudocode has no {manual!r}")
+            text = text.replace(manual, hardware)
+    return text
+
+
+@functools.cache
+def hardware_pseudocode(arch: str) -> dict[tuple[str, str], str]:
+    """``arch``'s generated PSEUDOCODE table with every correction applied: what the emulator compiles."""
+    table = importlib.import_module(f"gpubench.isa.{arch}.pseudocode").PSEUDOCODE
+    return {(enum, name): corrected(arch, name, text) for (enum, name), text in table.items()}
