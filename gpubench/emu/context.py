@@ -1,6 +1,7 @@
 """What an instruction handler may touch: the waves, memory, LDS, scratch, and the dispatch facts."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,6 +19,7 @@ class Context:
     lds: np.ndarray  # uint8 [workgroups, lds bytes]
     scratch: np.ndarray  # uint8 [waves, lanes, private bytes]: each lane's private segment
     stats: dict = field(default_factory=lambda: {"wave_instructions": 0, "steps": 0, "lane_operations": 0})
+    started: float = field(default_factory=time.perf_counter)  # the watchdog's clock: set-up counts too
 
 
 class ExecutionError(RuntimeError):

@@ -100,12 +100,14 @@ class Program:
         return inst, handler
 
     def describe(self, pc: int) -> str:
+        mapping = self.ctx.memory.find(pc)
+        if mapping is None:
+            return f"0x{pc:x}: <no instruction: nothing is mapped at the PC>"
         try:
-            mapping = self.ctx.memory.find(pc)
             data = mapping.data[pc - mapping.base:pc - mapping.base + MAX_INSTRUCTION_BYTES].tobytes()
             inst, text = disassemble_at(self.ctx.isa, data)
             return f"0x{pc:x}: {text}  [{inst.bytes.hex()}]"
-        except (DecodeError, AttributeError) as e:
+        except DecodeError as e:
             return f"0x{pc:x}: <{e}>"
 
 
@@ -127,7 +129,7 @@ class Runner:
     def __init__(self, ctx: Context, watchdog: Watchdog = Watchdog()):
         self.ctx, self.watchdog = ctx, watchdog
         self.program = Program(ctx)
-        self.start = time.perf_counter()
+        self.start = ctx.started
         self.every = ctx.waves.every_wave()
 
     def select(self) -> tuple[int, np.ndarray] | None:
@@ -174,7 +176,9 @@ class Runner:
             fault.context.setdefault("wave", int(w.wave_id[waves[0]]))
             fault.context.update(pc=f"0x{pc:x}", instruction=program.describe(pc).split(": ", 1)[-1])
             raise GPUPageFault(fault) from None
-        except (Unsupported, DecodeError, ValueError) as e:
+        except DecodeError as e:  # the bytes at the PC are no instruction the hardware executes
+            raise ExecutionError(f"illegal instruction at 0x{pc:x}: {e}") from None
+        except (Unsupported, ValueError) as e:
             raise ExecutionError(f"cannot execute {program.describe(pc)}: {e}") from None
         except IndexError:  # the register files are the wave's allocation: this one names a register past it
             raise ExecutionError(f"illegal instruction {program.describe(pc)}: a register beyond the wave's "

@@ -193,16 +193,26 @@ def _compound(isa: ISA, base: Format, idef: InstrDef, data: bytes, offset: int) 
     return None
 
 
-# Field values the hardware reserves. SDWA selectors name BYTE_0..3, WORD_0..1 and DWORD (0-6); 7
+# Field values the hardware reserves: SDWA selectors name BYTE_0..3, WORD_0..1 and DWORD (0-6); 7
 # names nothing (LLVM's disassembler stops on an assertion over it).
 RESERVED_VALUES = {"dst_sel": 7, "src0_sel": 7, "src1_sel": 7}
 
 
-def _reserved(fmt: Format, word: int) -> str | None:
+SEGMENT_FORMATS = ("FLAT", "GLOBAL", "SCRATCH")  # the segment bits select the family an opcode is from
+
+
+def _invalid(fmt: Format, idef: InstrDef, word: int) -> str | None:
+    """Why an encoding whose format and opcode match names nothing the hardware executes, if it does:
+    a reserved field value, a literal source where the format has no literal dword, or an opcode of
+    another memory segment than the one its segment bits select."""
     for name, value in RESERVED_VALUES.items():
         fld = fmt.field(name)
         if fld is not None and fld.get(word) == value:
             return f"{fmt.name} {name} {value} is reserved"
+    if fmt.field("literal") is None and LITERAL in _sources(fmt, word, idef):
+        return f"{idef.name} ({fmt.name}): a literal source, and the format has no literal dword"
+    if fmt.root in SEGMENT_FORMATS and not idef.name.startswith(fmt.root + "_"):
+        return f"{idef.name} is not an instruction of the {fmt.root.lower()} segment"
     return None
 
 
@@ -244,9 +254,9 @@ def decode(isa: ISA, data: bytes, offset: int = 0) -> Instruction:
         if len(opfields) > 1 and idef_y is None:
             failures.append(f"no {base.name} opcode {opfields[1].get(word)} in {opfields[1].name}")
             continue
-        reserved = _reserved(fmt, word)
-        if reserved is not None:
-            raise DecodeError(offset, raw, reserved)
+        invalid = _invalid(fmt, idef, word)
+        if invalid is not None:
+            raise DecodeError(offset, raw, invalid)
         return Instruction(isa, fmt, idef, word, size, offset, idef_y)
     raise DecodeError(offset, data[offset:offset + 8], "; ".join(failures) or "no encoding matches")
 

@@ -9,6 +9,7 @@ from asm_dispatch import CODE_BASE, Dispatch
 
 from gpubench.emu import launch
 from gpubench.emu.context import ExecutionError
+from gpubench.emu.executor import GPUPageFault
 from gpubench.isa.asm import assemble
 
 ENGINES = ("native", "reference")
@@ -39,6 +40,14 @@ ILLEGAL = {  # case -> (target, wave size, VGPRs allocated, bytes, what the erro
     "a VOPD half writing past the allocation": ("gfx1100", 32, 24, "0105c8c8040bca00", "v203"),
     "a 64-bit SGPR destination at s127": ("gfx1100", 32, 32, "0200ff85", "128 SGPRs"),
     "SDWA selector 7 (reserved)": ("gfx942", 64, 32, "f97e937cfe000716", "src0_sel 7 is reserved"),
+    "a GLOBAL opcode in the FLAT segment": ("gfx1100", 64, 96, "0040a0dc02007d01",
+                                            "GLOBAL_LOAD_ADDTID_B32 is not an instruction of the flat segment"),
+    "a literal source in a DPP16 encoding": ("gfx1100", 32, 32, "7e0097d4fafe8100fee400ff",
+                                             "a literal source, and the format has no literal dword"),
+    "a literal source in a gfx942 VOP3": ("gfx942", 64, 32, "01214fd1ff000000",
+                                          "a literal source, and the format has no literal dword"),
+    "an SGPR as a WMMA accumulator": ("gfx1100", 64, 256, "085043cc1031fe19",
+                                      "C must be a VGPR or an inline constant"),
 }
 
 
@@ -48,7 +57,18 @@ def test_an_illegal_instruction_stops_the_dispatch_with_its_pc(monkeypatch, engi
     target, wave_size, vgprs, code, named = ILLEGAL[name]
     run = Dispatch(target, wave_size, vgprs=vgprs)
     before = run.vgpr.copy()
-    with pytest.raises(ExecutionError, match="illegal instruction|invalid instruction") as error:
+    with pytest.raises(ExecutionError, match="illegal instruction|cannot execute") as error:
         run_code(monkeypatch, engine, run, bytes.fromhex(code))
     assert f"0x{CODE_BASE:x}" in str(error.value) and named in str(error.value)
     assert (run.vgpr == before).all(), "an illegal instruction wrote registers"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_jump_to_unmapped_memory_is_an_instruction_fetch_fault_naming_the_pc_and_wave(monkeypatch, engine):
+    run = Dispatch("gfx1100", waves_per_group=2)
+    run.sgpr_pair(4, 0xDEAD_0000)
+    with pytest.raises(GPUPageFault) as error:
+        run_code(monkeypatch, engine, run, assemble(run.isa, "s_setpc_b64 s[4:5]").data)
+    assert str(error.value).startswith("GPU page fault: read at 0xdead0000 (instruction fetch from unmapped memory)")
+    assert error.value.fault.context == {"workgroup": 0, "wave": 0, "pc": "0xdead0000",
+                                         "instruction": "<no instruction: nothing is mapped at the PC>"}

@@ -215,10 +215,12 @@ def _encode(values: np.ndarray, kind: str, clamp: bool) -> np.ndarray:
     return (values & 0xFFFFFFFF).astype(np.uint32)
 
 
-def _inline_accumulator(value: int, kind: str) -> int:
-    """An inline constant C (0, 1.0 ...) as the bits of one accumulator element."""
+def _inline_accumulator(value: int, kind: str) -> int | None:
+    """An inline constant C (0, 1.0 ...) as the bits of one accumulator element; None when ``value``
+    is no inline constant (an SGPR, which C cannot be)."""
     if kind == "BF16":
-        return opnd.constant_bits(value, 32, "FMT_NUM_F32") >> 16
+        f32 = opnd.constant_bits(value, 32, "FMT_NUM_F32")
+        return None if f32 is None else f32 >> 16
     return opnd.constant_bits(value, BITS[kind], f"FMT_NUM_{kind}")
 
 
