@@ -58,10 +58,10 @@ class EmulatedGPU:
             self.doorbells[doorbell] = 0
             queue_id = self._next_queue
             self._next_queue += 1
-            extra = {"target": self.target, "arch": self.arch, "lds_bytes": self.lds_bytes,
-                     "watchdog": self.watchdog} if kind != "sdma" else {}
+            extra = {"target": self.target, "arch": self.arch, "lds_bytes": self.lds_bytes} if kind != "sdma" else {}
             queue = QUEUE_KINDS[kind](queue_id, self.memory, ring_address, ring_size, read_pointer_address,
-                                      write_pointer_address, self.doorbells, doorbell, self.interrupt, **extra)
+                                      write_pointer_address, self.doorbells, doorbell, self.interrupt,
+                                      watchdog=self.watchdog, **extra)
             self.queues[queue_id] = queue
         self._start()
         return queue
@@ -99,3 +99,12 @@ class EmulatedGPU:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
+        self.doorbell_page.close()
+        # a stopped GPU raises no interrupts: letting go of the driver's callback breaks the cycle
+        # driver -> GPU -> callback -> driver, so their memory (and its descriptors) is freed at once
+        for raiser in (self, *self.queues.values()):
+            raiser.interrupt = _no_interrupt
+
+
+def _no_interrupt(interrupt: Interrupt) -> None:
+    """The interrupt line of a closed GPU."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -29,12 +30,16 @@ from typing import Sequence
 import numpy as np
 
 from gpubench.emu import abi, executor, symbols
-from gpubench.emu.context import Context
+from gpubench.emu.context import Context, ExecutionError
 from gpubench.emu.memory import AddressSpace
 from gpubench.emu.native import engine as native_engine
-from gpubench.emu.waves import Waves
+from gpubench.emu.waves import SGPRS, Waves
 from gpubench.isa.arch import ISA
 from gpubench.isa.codeobject import KernelDescriptor
+
+
+MAX_STATE_BYTES = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+SETUP_CHUNK_BYTES = 64 << 20  # register file set up between two looks at the watchdog
 
 
 @dataclass
@@ -49,13 +54,19 @@ class LaunchStats:
 
 
 def prepare_context(memory: AddressSpace, target: str, desc: KernelDescriptor, program: int,
-                    user_sgprs: Sequence[int], grid: tuple[int, int, int], block: tuple[int, int, int]) -> Context:
-    """The dispatch's waves (initial state by the HSA ABI), LDS and scratch, ready to run."""
+                    user_sgprs: Sequence[int], grid: tuple[int, int, int], block: tuple[int, int, int],
+                    watchdog: executor.Watchdog = executor.Watchdog()) -> Context:
+    """The dispatch's waves (initial state by the HSA ABI), LDS and scratch, ready to run. The
+    watchdog's clock starts here: setting up a huge dispatch is part of its time."""
+    started = time.perf_counter()
     isa = ISA.get(target, desc.wave_size)
     groups = grid[0] * grid[1] * grid[2]
     threads = block[0] * block[1] * block[2]
     per_group = -(-threads // desc.wave_size)
-    waves = Waves.create(groups * per_group, desc.wave_size, abi.vgpr_count(desc, desc.wave_size))
+    vgprs = abi.vgpr_count(desc, desc.wave_size)
+    check_state_fits(groups, groups * per_group, desc, vgprs)
+    waves = Waves.create(groups * per_group, desc.wave_size, vgprs)
+    fault_in(waves, watchdog, started)
     waves.workgroup[:] = np.repeat(np.arange(groups), per_group)
     waves.wave_id[:] = np.tile(np.arange(per_group), groups)
     waves.pc[:] = program
@@ -63,7 +74,33 @@ def prepare_context(memory: AddressSpace, target: str, desc: KernelDescriptor, p
     abi.initialize(waves, desc, user_sgprs, group_ids, block)
     lds = np.zeros((groups, max(1, desc.group_segment_fixed_size)), np.uint8)
     scratch = np.zeros((waves.count, desc.wave_size, desc.private_segment_fixed_size), np.uint8)
-    return Context(isa, waves, memory, lds, scratch)
+    return Context(isa, waves, memory, lds, scratch, started=started)
+
+
+def fault_in(waves: Waves, watchdog: executor.Watchdog, started: float) -> None:
+    """Touch the register files a chunk of waves at a time, the watchdog checked between chunks: the
+    first touch of gigabytes of fresh memory takes seconds (the host zeroes every page), and one
+    numpy operation over all of it could not be stopped."""
+    step = max(1, SETUP_CHUNK_BYTES // max(1, waves.vgpr[:1].nbytes))
+    for start in range(0, waves.count, step):
+        waves.vgpr[start:start + step, 0, :] = 0
+        if time.perf_counter() - started > watchdog.max_seconds and start + step < waves.count:
+            raise executor.WatchdogTimeout(f"watchdog: setting up the dispatch's {waves.count} waves took longer "
+                                           f"than {watchdog.max_seconds:g} s ({start + step} set up)")
+
+
+def check_state_fits(groups: int, waves: int, desc: KernelDescriptor, vgprs: int) -> None:
+    """Every wave of a dispatch is resident at once here (the hardware streams workgroups through its
+    wave slots): a dispatch whose registers, LDS and scratch exceed what the host can hold is an
+    error naming the sizes, before anything is allocated."""
+    per_wave = (vgprs + desc.private_segment_fixed_size // 4) * desc.wave_size * 4 + SGPRS * 4
+    needed = waves * per_wave + groups * desc.group_segment_fixed_size
+    if needed > MAX_STATE_BYTES:
+        raise ExecutionError(f"the dispatch of {groups} workgroups ({waves} waves of {vgprs} VGPRs, "
+                             f"{desc.group_segment_fixed_size} bytes of LDS per workgroup, "
+                             f"{desc.private_segment_fixed_size} of scratch per work-item) needs "
+                             f"{needed / 2**30:.1f} GiB of wave state: the emulator holds at most "
+                             f"{MAX_STATE_BYTES / 2**30:.1f} GiB (half the host's memory)")
 
 
 def stats(ctx: Context) -> LaunchStats:
@@ -125,7 +162,7 @@ _indices = itertools.count()  # next() is atomic under the GIL: CP threads of se
 def launch(memory: AddressSpace, target: str, desc: KernelDescriptor, program: int, user_sgprs: Sequence[int],
            grid: tuple[int, int, int], block: tuple[int, int, int],
            watchdog: executor.Watchdog = executor.Watchdog()) -> LaunchStats:
-    ctx = prepare_context(memory, target, desc, program, user_sgprs, grid, block)
+    ctx = prepare_context(memory, target, desc, program, user_sgprs, grid, block, watchdog)
     if not hooks:
         return run(ctx, watchdog)
     dispatch = Dispatch(next(_indices), memory, target, desc, program, tuple(int(v) for v in user_sgprs),

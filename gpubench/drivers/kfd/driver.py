@@ -485,8 +485,14 @@ class KFDDriver:
         return obj.storage.map_into_client(address, size, prot, flags)
 
     def close(self) -> None:
+        """The process closed /dev/kfd: its GPUs stop and its memory objects' descriptors are closed
+        (what the client still maps stays mapped, as after amdkfd's release)."""
         for node in self.nodes.values():
             node.gpu.close()
+            node.drm_file = None  # the render node holds this node: no cycle keeps the GPU's memory
+        for obj in self.objects.values():
+            if obj.storage is not None:
+                obj.storage.close()
 
 
 def ring_size(requested: int) -> int:

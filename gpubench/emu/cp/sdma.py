@@ -6,12 +6,12 @@ The read and write pointers and the doorbell count bytes.
 """
 from __future__ import annotations
 
+import time
 from typing import Callable
-
-import numpy as np
 
 from gpubench.emu.cp.pm4 import ATOMIC_ADD_64
 from gpubench.emu.cp.queue import HardwareQueue, Interrupt, QueueError, WaitNotSatisfied, compare, gpu_clock
+from gpubench.emu.executor import Watchdog, WatchdogTimeout
 
 NOP, COPY, WRITE, INDIRECT, FENCE, TRAP, POLL_REGMEM = 0, 1, 2, 4, 5, 6, 8
 ATOMIC, CONST_FILL, TIMESTAMP, GCR_REQ = 10, 11, 13, 17
@@ -23,6 +23,10 @@ COPY_CHUNK = 1 << 24  # bytes moved per numpy copy: bounded temporary memory for
 class SDMAQueue(HardwareQueue):
     kind = "sdma"
     pointer_unit = 1  # bytes
+
+    def __init__(self, *args, watchdog: Watchdog, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.watchdog = watchdog
 
     def execute_packet(self) -> int:
         header = int(self.ring_dwords(self.read_pointer, 1)[0])
@@ -64,14 +68,26 @@ class SDMAQueue(HardwareQueue):
             self.indirect(words[1] | (words[2] << 32), words[3] & 0xFFFFF, depth)
 
     def copy(self, source: int, destination: int, size: int) -> None:
+        started = time.perf_counter()
         for offset in range(0, size, COPY_CHUNK):
             chunk = min(COPY_CHUNK, size - offset)
             self.access.write(destination + offset, self.access.read(source + offset, chunk))
+            self.check_watchdog(started, "COPY_LINEAR", offset + chunk, size)
 
     def fill(self, destination: int, value: int, size: int, element: int) -> None:
-        pattern = np.frombuffer(value.to_bytes(4, "little")[:element], np.uint8)
-        data = np.resize(pattern, size).tobytes()
-        self.access.write(destination, data)
+        started = time.perf_counter()
+        pattern = value.to_bytes(4, "little")[:element]
+        chunk = pattern * (min(COPY_CHUNK, size) // element + 1)  # a whole number of elements, then cut
+        for offset in range(0, size, COPY_CHUNK):
+            self.access.write(destination + offset, chunk[:min(COPY_CHUNK, size - offset)])
+            self.check_watchdog(started, "CONST_FILL", min(offset + COPY_CHUNK, size), size)
+
+    def check_watchdog(self, started: float, what: str, done: int, size: int) -> None:
+        """A copy or fill of up to 1 GiB is stopped between chunks once it has run longer than the
+        watchdog allows a dispatch."""
+        if time.perf_counter() - started > self.watchdog.max_seconds and done < size:
+            raise WatchdogTimeout(f"watchdog: SDMA {what} of {size} bytes stopped after {done} bytes: it ran "
+                                  f"longer than {self.watchdog.max_seconds:g} s")
 
     def indirect(self, address: int, dwords: int, depth: int) -> None:
         if depth > 0:
