@@ -51,16 +51,19 @@ class EmulatedGPU:
         self._stop = threading.Event()
 
     def create_queue(self, kind: str, ring_address: int, ring_size: int, read_pointer_address: int,
-                     write_pointer_address: int) -> HardwareQueue:
+                     write_pointer_address: int, doorbell_at: tuple[np.ndarray, int] | None = None) -> HardwareQueue:
+        """doorbell_at: the doorbells and index the queue watches when the driver chose them (a PCI
+        GPU's doorbell BAR); by default the next free doorbell of this GPU's page."""
         with self.lock:
-            used = {q.doorbell_index for q in self.queues.values()}
-            doorbell = next(i for i in range(DOORBELLS) if i not in used)
-            self.doorbells[doorbell] = 0
+            if doorbell_at is None:
+                used = {q.doorbell_index for q in self.queues.values()}
+                doorbell_at = (self.doorbells, next(i for i in range(DOORBELLS) if i not in used))
+                self.doorbells[doorbell_at[1]] = 0
             queue_id = self._next_queue
             self._next_queue += 1
             extra = {"target": self.target, "arch": self.arch, "lds_bytes": self.lds_bytes} if kind != "sdma" else {}
             queue = QUEUE_KINDS[kind](queue_id, self.memory, ring_address, ring_size, read_pointer_address,
-                                      write_pointer_address, self.doorbells, doorbell, self.interrupt,
+                                      write_pointer_address, *doorbell_at, self.interrupt,
                                       watchdog=self.watchdog, **extra)
             self.queues[queue_id] = queue
         self._start()

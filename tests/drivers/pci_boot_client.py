@@ -1,8 +1,9 @@
 """Run by test_pci_boot.py in a fresh process: tinygrad's AM driver finds the
 emulated GPU on the PCI bus and boots it (AMDev), offline; prints what AM and the emulated
-machine then say, as JSON.
+machine then say, as JSON. With `tensor`, tinygrad instead opens the device (AM's boot, then its
+queues) and computes on it; prints the results and the time from device open to the first result.
 
-    python pci_boot_client.py [TARGET]
+    python pci_boot_client.py TARGET boot|tensor
 """
 import json
 import os
@@ -11,7 +12,7 @@ import time
 import urllib.request
 
 os.environ["DEV"] = "MOCKPCI+AMD"
-os.environ["GPUBENCH_TARGET"] = sys.argv[1] if len(sys.argv) > 1 else "gfx1100"
+os.environ["GPUBENCH_TARGET"] = sys.argv[1]
 from gpubench.drivers import tinygrad_env, tinygrad_seam  # noqa: E402
 
 tinygrad_env.configure(os.environ)
@@ -23,6 +24,18 @@ def offline(*args, **kwargs):
 
 
 urllib.request.urlopen = offline
+
+if sys.argv[2] == "tensor":
+    from tinygrad import Device, Tensor
+
+    started = time.perf_counter()
+    device = Device["AMD"]
+    first = (Tensor([1.0, 2.0, 3.0], device="AMD") * 2 + 1).tolist()
+    first_seconds = time.perf_counter() - started
+    product = (Tensor.arange(16).reshape(4, 4).float() @ Tensor.ones(4, 4)).tolist()
+    print(json.dumps({"arch": device.arch, "first": first, "first_seconds": first_seconds, "product": product,
+                      "total": Tensor.arange(1 << 16).sum().item()}))
+    sys.exit(0)
 
 from tinygrad.runtime.autogen.am import am  # noqa: E402
 from tinygrad.runtime.support.am.amdev import AMDev  # noqa: E402

@@ -1,6 +1,7 @@
 """MOCKPCI (issue 10): tinygrad's AM driver, unmodified, finds the emulated gfx1100 on the PCI bus
 and boots it (AMDev) offline, through sysfs, config space, BAR mmaps, the register file and
-gpubench's firmware seam. Run in a fresh process (pci_boot_client.py), since tinygrad reads
+gpubench's firmware seam; then tinygrad's AMD device computes on it through the compute and SDMA
+queues AM starts, over the page tables AM writes. Run in a fresh process (pci_boot_client.py), since tinygrad reads
 DEV when it is imported."""
 from __future__ import annotations
 
@@ -21,7 +22,11 @@ SMU_SET_DRIVER_DRAM_HIGH, SMU_SET_DRIVER_DRAM_LOW, SMU_ENABLE_ALL_FEATURES = 14,
 
 @pytest.fixture(scope="module")
 def booted():
-    result = subprocess.run([sys.executable, str(CLIENT), "gfx1100"], capture_output=True, text=True, timeout=120)
+    return run_client("gfx1100", "boot")
+
+
+def run_client(target: str, mode: str) -> dict:
+    result = subprocess.run([sys.executable, str(CLIENT), target, mode], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -61,3 +66,11 @@ def test_smu_gets_the_driver_table_and_enables_its_features(booted):
 def test_register_writes_land_where_am_reads_them_back(booted):
     assert booted["ih_ring_base"] == booted["ih_ring_mc"]
     assert booted["mec_doorbell_range"] == [0, 0xF8]
+
+
+def test_tinygrad_computes_on_the_gpu_am_booted():
+    computed = run_client("gfx1100", "tensor")
+    assert computed["arch"] == "gfx1100"
+    assert computed["first"] == [3.0, 5.0, 7.0]
+    assert computed["product"] == [[float(sum(range(4 * r, 4 * r + 4)))] * 4 for r in range(4)]
+    assert computed["total"] == (1 << 16) * ((1 << 16) - 1) // 2

@@ -54,10 +54,10 @@ def current() -> Machine:
     with _lock:
         if _current is None:
             targets = configured_targets()
+            watchdog = Watchdog(max_seconds=float(os.environ.get("GPUBENCH_WATCHDOG_SECONDS", "20")))
             if os.environ.get("DEV", "").upper().startswith("MOCKPCI"):
-                _current = Machine(targets, None, PCIBus(targets))
+                _current = Machine(targets, None, PCIBus(targets, watchdog))
             else:
-                watchdog = Watchdog(max_seconds=float(os.environ.get("GPUBENCH_WATCHDOG_SECONDS", "20")))
                 _current = Machine(targets, KFDDriver(targets, watchdog))
             atexit.register(_current.close)
         return _current

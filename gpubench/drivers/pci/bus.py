@@ -14,11 +14,12 @@ from gpubench.drivers.pci import mmio
 from gpubench.drivers.pci.device import PCIGPU
 from gpubench.drivers.pci.pagemap import PagemapFile, PhysicalMemory
 from gpubench.drivers.vfs import Attribute
+from gpubench.emu.executor import Watchdog
 from gpubench.emu.soc.chips import CHIPS
 
 
 class PCIBus:
-    def __init__(self, targets: list[str]):
+    def __init__(self, targets: list[str], watchdog: Watchdog = Watchdog()):
         unknown = [t for t in targets if t not in CHIPS]
         if unknown:
             raise ValueError(f"MOCKPCI has no chip model for {unknown}; known: {sorted(CHIPS)}")
@@ -29,7 +30,14 @@ class PCIBus:
             "/proc/sys/vm/compact_unevictable_allowed": Attribute(lambda: "0\n"),
         }
         domain = os.getpid() & 0xFFFF
-        self.gpus = [PCIGPU(i, target, domain, self.files) for i, target in enumerate(targets)]
+        self.gpus = [PCIGPU(i, target, domain, self.files, self.system_address, watchdog) for i, target in enumerate(targets)]
+
+    def system_address(self, physical: int) -> int | None:
+        """The host address behind a system physical address a GPU page table names."""
+        try:
+            return self.memory.host_address(physical)
+        except KeyError:
+            return None
 
     def client_unmapped(self, address: int, size: int) -> None:
         mmio.unmapped(address, size)

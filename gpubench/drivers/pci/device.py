@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from gpubench.drivers.pci import config, mmio
 from gpubench.drivers.vfs import Attribute, VirtualFile
+from gpubench.emu.executor import Watchdog
 from gpubench.emu.hostmem import SharedMemory
 from gpubench.emu.soc.chips import CHIPS
+from gpubench.emu.soc.compute import CommandProcessor
 from gpubench.emu.soc.soc import SoC
 
 SYSFS = "/sys/bus/pci/devices"
@@ -38,7 +40,7 @@ class BarFile(VirtualFile):
 
 
 class PCIGPU:
-    def __init__(self, index: int, target: str, domain: int, files: dict):
+    def __init__(self, index: int, target: str, domain: int, files: dict, system_address, watchdog: Watchdog):
         self.chip = CHIPS[target]
         self.address = f"{domain:04x}:{3 + index:02x}:00.0"
         self.audio_address = self.address[:-1] + "1"
@@ -47,6 +49,7 @@ class PCIGPU:
         self.doorbells = SharedMemory(DOORBELL_BAR_BYTES, f"gpubench-doorbells-{index}")
         self.mmio = SharedMemory(MMIO_BAR_BYTES, f"gpubench-mmio-{index}")
         self.soc = SoC(self.chip, self.vram.array, self.mmio.array)
+        self.cp = CommandProcessor(self.soc, self.doorbells.array, self.chip.shaders.lds_kib << 10, system_address, watchdog)
         window = BUS_WINDOW_BASE + index * BUS_WINDOW_BYTES
         self.bars = {0: (window, self.vram.size, RESOURCE_MEM64_PREFETCH, MEM64_PREFETCH),
                      2: (window + BUS_WINDOW_BYTES // 2, DOORBELL_BAR_BYTES, RESOURCE_MEM64_PREFETCH, MEM64_PREFETCH),
@@ -105,5 +108,6 @@ class PCIGPU:
                 self.files.pop(path, None)
 
     def close(self) -> None:
+        self.cp.close()
         for memory in (self.vram, self.doorbells, self.mmio):
             memory.close()

@@ -3,7 +3,8 @@ controller's address space (FB_LOCATION, set by firmware before any driver runs)
 engine 17, which AM uses for every TLB flush: a semaphore a read acquires and a write of 0 releases,
 and a request whose per-VMID bits come back in the ACK register once the invalidation is done.
 
-Translations are not cached yet, so an invalidation completes at once.
+An invalidation of GC VMID 0 rebuilds the GPU's translations from the page tables (mmu.py) and
+completes at once.
 """
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ class InvalidationEngine:
         self.semaphore_held = bool(value & 1)
 
     def _request(self, value: int) -> None:
+        if self.hw_id == GC and value & 1 and self.soc.gpuvm is not None:
+            self.soc.gpuvm.invalidate()  # VMID 0: the translations the CP and shaders use
         self.soc.registers.store(self.soc.address(self.hw_id, f"{self.prefix}VM_INVALIDATE_ENG17_ACK"),
                                  value & PER_VMID_BITS)
 

@@ -5,6 +5,9 @@ last written to it, its reset value until then.
 
 A block (psp.py, smu.py ...) describes its registers as data: name -> Register(reset, on_read,
 on_write), resolved to dword addresses through the chip's IP bases and regmap.py's offsets.
+
+Banked registers (a Bank: a range of addresses and the selector register's current choice, such
+as GRBM_GFX_CNTL's ME/pipe/queue for the HQD registers) keep one value per choice.
 """
 from __future__ import annotations
 
@@ -15,6 +18,13 @@ import numpy as np
 
 
 @dataclass(frozen=True)
+class Bank:
+    first: int
+    last: int
+    selected: Callable[[], tuple]  # which copy of the range accesses reach now
+
+
+@dataclass(frozen=True)
 class Register:
     reset: int = 0
     on_read: Callable[[], int] | None = None  # the value a read returns, computed
@@ -22,12 +32,14 @@ class Register:
 
 
 class RegisterFile:
-    def __init__(self, storage: np.ndarray, behaviour: dict[int, Register]):
+    def __init__(self, storage: np.ndarray, behaviour: dict[int, Register], banks: tuple[Bank, ...] = ()):
         self.words = storage.view(np.uint32)
-        self.behaviour = behaviour
+        self.behaviour, self.banks = behaviour, ()
         self.beyond: dict[int, int] = {}  # registers past the BAR, reached through the indirect window
+        self.banked: dict[tuple[tuple, int], int] = {}  # (bank choice, address) -> value
         for address, register in behaviour.items():
-            self.store(address, register.reset)
+            self.store(address, register.reset)  # banked registers reset to 0 in every bank
+        self.banks = banks
 
     def read(self, address: int) -> int:
         register = self.behaviour.get(address)
@@ -41,11 +53,20 @@ class RegisterFile:
         if register is not None and register.on_write is not None:
             register.on_write(value & 0xFFFFFFFF)
 
-    def load(self, address: int) -> int:
+    def bank_choice(self, address: int) -> tuple | None:
+        return next((bank.selected() for bank in self.banks if bank.first <= address <= bank.last), None)
+
+    def load(self, address: int, choice: tuple | None = None) -> int:
+        choice = choice or self.bank_choice(address)
+        if choice is not None:
+            return self.banked.get((choice, address), 0)
         return int(self.words[address]) if address < len(self.words) else self.beyond.get(address, 0)
 
-    def store(self, address: int, value: int) -> None:
-        if address < len(self.words):
+    def store(self, address: int, value: int, choice: tuple | None = None) -> None:
+        choice = choice or self.bank_choice(address)
+        if choice is not None:
+            self.banked[(choice, address)] = value
+        elif address < len(self.words):
             self.words[address] = value
         else:
             self.beyond[address] = value

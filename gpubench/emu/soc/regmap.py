@@ -5,7 +5,7 @@ segment (from the IP discovery table) plus the offset. tests/drivers/test_pci_so
 entry against the headers."""
 from __future__ import annotations
 
-from gpubench.emu.soc.chips import GC, MMHUB, MP0, MP1, NBIF, OSSSYS
+from gpubench.emu.soc.chips import GC, MMHUB, MP0, MP1, NBIF
 
 # RCC_CONFIG_MEMSIZE sits at a fixed dword address on every part: a driver reads the VRAM size
 # from it before it knows any base (the discovery table is found with it)
@@ -23,8 +23,23 @@ OFFSETS = {
     (GC, (11, 0, 0)): {"GCVM_INVALIDATE_ENG17_SEM": (0, 0x16AA), "GCVM_INVALIDATE_ENG17_REQ": (0, 0x16BC),
                        "GCVM_INVALIDATE_ENG17_ACK": (0, 0x16CE), "GCMC_VM_FB_LOCATION_BASE": (0, 0x1678),
                        "GCMC_VM_FB_LOCATION_TOP": (0, 0x1679), "CP_STAT": (0, 0xF40),
-                       "RLC_RLCS_BOOTLOAD_STATUS": (1, 0x4E82), "RLC_SAFE_MODE": (1, 0x980)},
-    (OSSSYS, (6, 0, 0)): {},
+                       "RLC_RLCS_BOOTLOAD_STATUS": (1, 0x4E82), "RLC_SAFE_MODE": (1, 0x980),
+                       "GRBM_GFX_CNTL": (1, 0x900), "SH_MEM_BASES": (1, 0x9E3), "SH_MEM_CONFIG": (1, 0x9E4),
+                       "CP_MQD_BASE_ADDR": (0, 0x1FA9), "CP_HQD_ACTIVE": (0, 0x1FAB), "CP_HQD_VMID": (0, 0x1FAC),
+                       "CP_HQD_PQ_BASE": (0, 0x1FB1), "CP_HQD_PQ_BASE_HI": (0, 0x1FB2),
+                       "CP_HQD_PQ_RPTR_REPORT_ADDR": (0, 0x1FB4), "CP_HQD_PQ_RPTR_REPORT_ADDR_HI": (0, 0x1FB5),
+                       "CP_HQD_PQ_WPTR_POLL_ADDR": (0, 0x1FB6), "CP_HQD_PQ_WPTR_POLL_ADDR_HI": (0, 0x1FB7),
+                       "CP_HQD_PQ_DOORBELL_CONTROL": (0, 0x1FB8), "CP_HQD_PQ_CONTROL": (0, 0x1FBA),
+                       "CP_HQD_DEQUEUE_REQUEST": (0, 0x1FC1), "CP_HQD_AQL_CONTROL": (0, 0x1FDE),
+                       "CP_HQD_PQ_WPTR_HI": (0, 0x1FE0),
+                       "GCVM_CONTEXT0_CNTL": (0, 0x1688), "GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32": (0, 0x16F3),
+                       "GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32": (0, 0x16F4),
+                       "GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32": (0, 0x1713),
+                       "GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32": (0, 0x1714),
+                       "SDMA0_QUEUE0_RB_CNTL": (0, 0x80), "SDMA0_QUEUE0_RB_BASE": (0, 0x81),
+                       "SDMA0_QUEUE0_RB_BASE_HI": (0, 0x82), "SDMA0_QUEUE0_RB_RPTR_ADDR_HI": (0, 0x88),
+                       "SDMA0_QUEUE0_RB_RPTR_ADDR_LO": (0, 0x89), "SDMA0_QUEUE0_DOORBELL_OFFSET": (0, 0xAB),
+                       "SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI": (0, 0xB2), "SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO": (0, 0xB3)},
 }
 
 

@@ -17,12 +17,15 @@ from gpubench.emu.soc.gmc import MemoryHubs
 from gpubench.emu.soc.nbio import HostInterface
 from gpubench.emu.soc.psp import PlatformSecurityProcessor
 from gpubench.emu.soc.registers import Register, RegisterFile
+from gpubench.emu.soc.sdma import SystemDMA
 from gpubench.emu.soc.smu import SystemManagementUnit
 
 
 class SoC:
     def __init__(self, chip: Chip, vram: np.ndarray, mmio: np.ndarray):
         self.chip, self.vram = chip, vram
+        self.gpuvm = None  # the GC hub's translations, once a command processor is attached (compute.py)
+        self.command_processor = None  # runs the queues the driver starts (compute.py)
         table = discovery.discovery_binary(chip)
         top = chip.vram_bytes - discovery.TMR_OFFSET_FROM_TOP
         vram[top:top + len(table)] = np.frombuffer(table, np.uint8)
@@ -31,11 +34,12 @@ class SoC:
         self.psp = PlatformSecurityProcessor(self)
         self.smu = SystemManagementUnit(self)
         self.gfx = GraphicsCore(self)
+        self.sdma = SystemDMA(self)
         behaviour = {regmap.RCC_CONFIG_MEMSIZE: Register(reset=chip.vram_bytes >> 20)}
-        for block in (self.nbio, self.gmc, self.psp, self.smu, self.gfx):
+        for block in (self.nbio, self.gmc, self.psp, self.smu, self.gfx, self.sdma):
             for hw_id, name, register in block.registers():
                 behaviour[self.address(hw_id, name)] = register
-        self.registers = RegisterFile(mmio, behaviour)
+        self.registers = RegisterFile(mmio, behaviour, self.gfx.banks())
 
     def address(self, hw_id: int, name: str, instance: int = 0) -> int:
         segment, offset = regmap.offsets(hw_id, self.chip.version(hw_id))[name]
@@ -43,6 +47,14 @@ class SoC:
 
     def read(self, hw_id: int, name: str) -> int:
         return self.registers.read(self.address(hw_id, name))
+
+    def queue_started(self, queue) -> None:
+        if self.command_processor is not None:
+            self.command_processor.start(queue)
+
+    def queue_stopped(self, queue) -> None:
+        if self.command_processor is not None:
+            self.command_processor.stop(queue)
 
     def mc_view(self, address: int, size: int) -> np.ndarray:
         """VRAM bytes at a memory-controller address, as the SoC's own engines reach them."""

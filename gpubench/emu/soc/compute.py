@@ -1,0 +1,45 @@
+"""The SoC's command processor side: the queues the driver starts through the HQD registers
+(gfx.py) and the SDMA ring registers (sdma.py) run on gpubench's command processors (gpubench/emu/cp/), over the GPU address space
+that GPUVM (mmu.py) fills from the driver's page tables, with doorbells in the doorbell BAR.
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from gpubench.emu import executor
+from gpubench.emu.cp.queue import Interrupt
+from gpubench.emu.gpu import EmulatedGPU
+from gpubench.emu.soc.gfx import HardwareQueueDescriptor
+from gpubench.emu.soc.mmu import GPUVM
+
+log = logging.getLogger("gpubench.soc")
+
+
+class CommandProcessor(EmulatedGPU):
+    """An EmulatedGPU whose queues are the HQDs the driver programmed, each on the doorbell the
+    driver chose in the doorbell BAR."""
+
+    def __init__(self, soc, doorbells: np.ndarray, lds_bytes: int, system_address,
+                 watchdog: executor.Watchdog = executor.Watchdog()):
+        super().__init__(soc.chip.target, self._report, lds_bytes, watchdog)
+        self.bar_doorbells = doorbells.view(np.uint64)
+        self.by_engine: dict[tuple, int] = {}
+        soc.gpuvm = GPUVM(soc, self.memory, self.lock, system_address)
+        soc.command_processor = self
+
+    @staticmethod
+    def _report(interrupt: Interrupt) -> None:
+        level = logging.DEBUG if interrupt.kind in ("end_of_pipe", "sdma_trap") else logging.ERROR
+        log.log(level, "cp: %s %s", interrupt.kind, interrupt.message or interrupt.fault or "")
+
+    def start(self, hqd: HardwareQueueDescriptor) -> None:
+        queue = self.create_queue(hqd.kind, hqd.ring_address, hqd.ring_bytes, hqd.read_pointer_address,
+                                  hqd.write_pointer_address, doorbell_at=(self.bar_doorbells, hqd.doorbell))
+        self.by_engine[hqd.engine] = queue.queue_id
+
+    def stop(self, hqd: HardwareQueueDescriptor) -> None:
+        queue_id = self.by_engine.pop(hqd.engine, None)
+        if queue_id is not None:
+            self.destroy_queue(queue_id)

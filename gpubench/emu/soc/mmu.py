@@ -1,0 +1,101 @@
+"""GPUVM context 0 of the GC hub: the translations the CP and the shaders use, read from the page
+tables the driver wrote in VRAM (GMC v10/v11 formats, amdgpu_vm.h) whenever the driver
+invalidates the hub's TLB (invalidation engine 17, gmc.py).
+
+The walk starts at VM_CONTEXT0_PAGE_TABLE_BASE_ADDR (a VRAM address, bit 0 valid), indexes each
+level with 9 bits of (VA - PAGE_TABLE_START_ADDR) from bit 39 down to bit 12 (PAGE_TABLE_DEPTH 3:
+PDB2, PDB1, PDB0, PTB), and stops at a PTB entry or at a PDE with PDE_PTE set (a 1 GiB or 2 MiB
+page). A valid page is VRAM (an offset into the chip's VRAM) or, with SYSTEM set, a system
+physical address that `system_address` resolves to a host address. Runs of pages that are contiguous
+on both sides become one mapping of the GPU's address space, the TLB the CP and waves use until the
+next invalidation; an invalid or unresolvable entry leaves its range unmapped, so an access
+there is a page fault.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+import numpy as np
+
+from gpubench.emu.hostmem import client_array
+from gpubench.emu.memory import AddressSpace
+from gpubench.emu.soc.chips import GC
+
+log = logging.getLogger("gpubench.soc")
+
+VALID, SYSTEM, WRITEABLE = 1 << 0, 1 << 1, 1 << 6
+PDE_PTE = 1 << 54
+ADDRESS_MASK = 0x0000FFFFFFFFF000
+LEVEL_SHIFTS = (39, 30, 21, 12)
+PAGE = 1 << 12
+
+
+class GPUVM:
+    def __init__(self, soc, space: AddressSpace, lock, system_address: Callable[[int], int | None]):
+        self.soc, self.space, self.lock, self.system_address = soc, space, lock, system_address
+        self.mapped: list[int] = []  # bases of the mappings this VM made
+
+    def _register(self, name: str) -> int:
+        return self.soc.registers.load(self.soc.address(GC, f"GCVM_CONTEXT0_{name}"))
+
+    def pages(self) -> list[tuple[int, int, bool, int, bool]]:
+        """(VA, target address, system, bytes, writable) of every valid page, in VA order."""
+        root = (self._register("PAGE_TABLE_BASE_ADDR_HI32") << 32) | self._register("PAGE_TABLE_BASE_ADDR_LO32")
+        start = ((self._register("PAGE_TABLE_START_ADDR_HI32") << 32) | self._register("PAGE_TABLE_START_ADDR_LO32")) << 12
+        if not root & VALID or not self._register("CNTL") & 1:
+            return []
+        found: list = []
+        self._walk(root & ADDRESS_MASK, 0, start, found)
+        return found
+
+    def _walk(self, table: int, level: int, base: int, found: list) -> None:
+        entries = self.soc.vram[table:table + PAGE].view(np.uint64)
+        shift = LEVEL_SHIFTS[level]
+        for index in np.flatnonzero(entries & np.uint64(VALID)):
+            entry = int(entries[index])
+            va = base + (int(index) << shift)
+            if level == len(LEVEL_SHIFTS) - 1 or entry & PDE_PTE:
+                found.append((va, entry & ADDRESS_MASK, bool(entry & SYSTEM), 1 << shift, bool(entry & WRITEABLE)))
+            else:
+                self._walk(entry & ADDRESS_MASK, level + 1, va, found)
+
+    def invalidate(self) -> None:
+        runs: list[list] = []
+        for va, target, system, size, writable in self.pages():
+            last = runs[-1] if runs else None
+            if last and last[0] + last[3] == va and last[1] + last[3] == target and last[2:5:2] == [system, writable]:
+                last[3] += size
+            else:
+                runs.append([va, target, system, size, writable])
+        with self.lock:
+            for base in self.mapped:
+                self.space.unmap(base)
+            self.mapped = []
+            for va, target, system, size, writable in runs:
+                self._map(va, target, system, size, writable)
+
+    def _map(self, va: int, target: int, system: bool, size: int, writable: bool) -> None:
+        if not system:
+            if target + size <= len(self.soc.vram):
+                self._place(va, self.soc.vram[target:target + size], writable, "vram")
+            else:
+                log.error("gpuvm: PTE at 0x%x names VRAM 0x%x past the end of VRAM", va, target)
+            return
+        run_va, run_host, run_bytes = va, None, 0  # host pages need not be contiguous: map each run that is
+        for offset in range(0, size, PAGE):
+            host = self.system_address(target + offset)
+            if host is None:
+                log.error("gpuvm: PTE at 0x%x names system address 0x%x, which no page has", va + offset, target + offset)
+            if run_host is not None and host == run_host + run_bytes:
+                run_bytes += PAGE
+                continue
+            if run_host is not None:
+                self._place(run_va, client_array(run_host, run_bytes), writable, "system")
+            run_va, run_host, run_bytes = va + offset, host, PAGE if host is not None else 0
+        if run_host is not None:
+            self._place(run_va, client_array(run_host, run_bytes), writable, "system")
+
+    def _place(self, va: int, data: np.ndarray, writable: bool, kind: str) -> None:
+        self.space.map(va, data, writable, name=f"gpuvm {kind}")
+        self.mapped.append(va)
