@@ -198,21 +198,15 @@ def _compound(isa: ISA, base: Format, idef: InstrDef, data: bytes, offset: int) 
 RESERVED_VALUES = {"dst_sel": 7, "src0_sel": 7, "src1_sel": 7}
 
 
-SEGMENT_FORMATS = ("FLAT", "GLOBAL", "SCRATCH")  # the segment bits select the family an opcode is from
-
-
 def _invalid(fmt: Format, idef: InstrDef, word: int) -> str | None:
     """Why an encoding whose format and opcode match names nothing the hardware executes, if it does:
-    a reserved field value, a literal source where the format has no literal dword, or an opcode of
-    another memory segment than the one its segment bits select."""
+    a reserved field value, or a literal source where the format has no literal dword."""
     for name, value in RESERVED_VALUES.items():
         fld = fmt.field(name)
         if fld is not None and fld.get(word) == value:
             return f"{fmt.name} {name} {value} is reserved"
     if fmt.field("literal") is None and LITERAL in _sources(fmt, word, idef):
         return f"{idef.name} ({fmt.name}): a literal source, and the format has no literal dword"
-    if fmt.root in SEGMENT_FORMATS and not idef.name.startswith(fmt.root + "_"):
-        return f"{idef.name} is not an instruction of the {fmt.root.lower()} segment"
     return None
 
 

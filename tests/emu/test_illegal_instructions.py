@@ -40,8 +40,6 @@ ILLEGAL = {  # case -> (target, wave size, VGPRs allocated, bytes, what the erro
     "a VOPD half writing past the allocation": ("gfx1100", 32, 24, "0105c8c8040bca00", "v203"),
     "a 64-bit SGPR destination at s127": ("gfx1100", 32, 32, "0200ff85", "128 SGPRs"),
     "SDWA selector 7 (reserved)": ("gfx942", 64, 32, "f97e937cfe000716", "src0_sel 7 is reserved"),
-    "a GLOBAL opcode in the FLAT segment": ("gfx1100", 64, 96, "0040a0dc02007d01",
-                                            "GLOBAL_LOAD_ADDTID_B32 is not an instruction of the flat segment"),
     "a literal source in a DPP16 encoding": ("gfx1100", 32, 32, "7e0097d4fafe8100fee400ff",
                                              "a literal source, and the format has no literal dword"),
     "a literal source in a gfx942 VOP3": ("gfx942", 64, 32, "01214fd1ff000000",
@@ -72,3 +70,11 @@ def test_a_jump_to_unmapped_memory_is_an_instruction_fetch_fault_naming_the_pc_a
     assert str(error.value).startswith("GPU page fault: read at 0xdead0000 (instruction fetch from unmapped memory)")
     assert error.value.fault.context == {"workgroup": 0, "wave": 0, "pc": "0xdead0000",
                                          "instruction": "<no instruction: nothing is mapped at the PC>"}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_addtid_load_with_saddr_off_reads_from_its_offset_plus_the_lane_id(monkeypatch, engine):
+    # FLAT-encoded GLOBAL_LOAD_ADDTID_B32 v2, off: address = lane id * 4 + 0, where nothing is mapped
+    run = Dispatch("gfx1100", 64, vgprs=96)
+    with pytest.raises(GPUPageFault, match="read at 0x0 "):
+        run_code(monkeypatch, engine, run, bytes.fromhex("0040a0dc02007d01"))

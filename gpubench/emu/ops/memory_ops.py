@@ -109,9 +109,10 @@ def vector_address(ctx: Context, inst: Instruction, waves: np.ndarray) -> np.nda
         if inst.get("sve"):
             offset += ctx.waves.vgpr[waves, vaddr, :].astype(np.uint64)
         return offset & np.uint64(0xFFFFFFFF)
-    if vaddr is None:  # GLOBAL_*_ADDTID
+    if vaddr is None:  # GLOBAL_*_ADDTID: saddr (or 0 with saddr off) + the lane's id * 4
         lane_bytes = np.arange(ctx.waves.wave_size, dtype=np.uint64) * np.uint64(4)
-        return opnd.read_scalar(ctx, waves, saddr, 64)[:, None] + lane_bytes[None, :] + immediate
+        base = opnd.read_scalar(ctx, waves, saddr, 64) if saddr is not None else np.zeros(len(waves), np.uint64)
+        return base[:, None] + lane_bytes[None, :] + immediate
     if saddr is None or family == "flat":
         return opnd.read_vector(ctx, waves, vaddr + opnd.VGPR_BASE, 64) + immediate
     offset = ctx.waves.vgpr[ctx.waves.rows(waves), vaddr, :].astype(np.uint64)  # rows: a view when all waves run

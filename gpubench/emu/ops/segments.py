@@ -194,17 +194,19 @@ GLOBAL, LOCAL, PRIVATE = GlobalSegment(), LocalSegment(), PrivateSegment()
 
 
 def flat_split(lanes: Lanes) -> list[tuple[Segment, Lanes]]:
-    """A FLAT access's lanes by the aperture their address falls in, addressed within their segment."""
+    """A FLAT access's lanes by the aperture their address falls in, addressed within their segment:
+    global memory first, then scratch, then LDS: a store whose global lanes fault writes nothing, one
+    whose scratch lanes fault writes no LDS (out-of-range LDS bytes drop; they never fault)."""
     parts = []
     rest = np.ones(len(lanes), bool)
-    for segment, base in ((LOCAL, SHARED_BASE), (PRIVATE, PRIVATE_BASE)):
+    for segment, base in ((PRIVATE, PRIVATE_BASE), (LOCAL, SHARED_BASE)):
         offset = lanes.address - np.uint64(base)  # wraps below the base: then it is >= the aperture size
         inside = offset < np.uint64(APERTURE_SIZE)
         if inside.any():
             parts.append((segment, lanes.take(inside).at(offset[inside])))
             rest &= ~inside
     if rest.any():
-        parts.append((GLOBAL, lanes.take(rest)))
+        parts.insert(0, (GLOBAL, lanes.take(rest)))
     return parts
 
 
