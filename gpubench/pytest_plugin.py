@@ -1,7 +1,7 @@
 """pytest plugin: runs a tinygrad test suite on MOCKKFD and reports the emulator's work.
 
-Loaded by every pytest (entry point `pytest11`); it does nothing unless DEV names a MOCKKFD device
-(DEV=MOCKKFD+AMD ...). Then, before any test module imports tinygrad, it installs the tinygrad
+Loaded by every pytest (entry point `pytest11`); it does nothing unless DEV names a MOCKKFD or
+MOCKPCI device (DEV=MOCKKFD+AMD, DEV=MOCKPCI+AMD ...). Then, before any test module imports tinygrad, it installs the tinygrad
 seam and fills in the environment (gpubench.drivers.tinygrad_env), and at the end it prints the
 emulator statistics (dispatches, wave-instructions, emulation time, summed over xdist workers)
 and, with --gpubench-json FILE, writes them with the test outcome counts as JSON. The dispatch
@@ -27,12 +27,12 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    if not tinygrad_env.is_mockkfd(os.environ):
+    if not tinygrad_env.is_emulated(os.environ):
         return
     notes = tinygrad_env.configure(os.environ)
     from gpubench.drivers import tinygrad_seam
     tinygrad_seam.install()
-    from gpubench.emu.cp.queue import QueueStats  # the emulator loads only for MOCKKFD runs
+    from gpubench.emu.cp.queue import QueueStats  # the emulator loads only for emulated runs
     config._gpubench = {"stats": dict.fromkeys(QueueStats.COUNTERS, 0), "executed": set(), "notes": notes, "recorded": 0,
                         "by_reference": Counter()}
     from gpubench.debug import tools
@@ -49,8 +49,8 @@ def _machine_stats() -> tuple[dict, set, dict]:
     from gpubench.emu.cp.queue import QueueStats
     total = QueueStats()
     if machine._current is not None:
-        for node in machine._current.driver.nodes.values():
-            total.add(node.gpu.stats())
+        for gpu in machine._current.gpus:
+            total.add(gpu.stats())
     return {name: getattr(total, name) for name in QueueStats.COUNTERS}, total.executed, dict(total.by_reference)
 
 

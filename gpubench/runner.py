@@ -33,7 +33,7 @@ def suite_path(suite: str) -> str:
 
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.option("--dev", default="MOCKKFD+AMD", show_default=True,
-              help="tinygrad device string: MOCKKFD+AMD, MOCKKFD+AMD:LLVM:gfx1100, ...")
+              help="tinygrad device string: MOCKKFD+AMD, MOCKKFD+AMD:LLVM:gfx1100, MOCKPCI+AMD, ...")
 @click.option("--gpus", type=int, default=None, help="emulated GPUs in the machine (default 1)")
 @click.option("--engine", type=click.Choice(["native", "reference"]), default=None,
               help="what runs the waves: native code (the default) or the numpy reference engine "

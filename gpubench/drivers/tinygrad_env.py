@@ -1,4 +1,4 @@
-"""The environment tinygrad needs to run on MOCKKFD on a machine with LLVM and no ROCm.
+"""The environment tinygrad needs to run on MOCKKFD or MOCKPCI on a machine with LLVM and no ROCm.
 
 - The AMD renderer: with no renderer named in DEV (DEV=MOCKKFD+AMD), tinygrad would try HIP
   first, and Debian's comgr cannot compile for gfx11/gfx12: gpubench picks the LLVM renderer
@@ -58,5 +58,6 @@ def configure(environ) -> list[str]:
     return notes
 
 
-def is_mockkfd(environ) -> bool:
-    return environ.get("DEV", "").upper().startswith("MOCKKFD")
+def is_emulated(environ) -> bool:
+    """DEV names a device of the emulated machine: MOCKKFD (amdkfd's ioctls) or MOCKPCI (AM over PCI)."""
+    return environ.get("DEV", "").upper().startswith(("MOCKKFD", "MOCKPCI"))

@@ -74,3 +74,14 @@ def test_tinygrad_computes_on_the_gpu_am_booted():
     assert computed["first"] == [3.0, 5.0, 7.0]
     assert computed["product"] == [[float(sum(range(4 * r, 4 * r + 4)))] * 4 for r in range(4)]
     assert computed["total"] == (1 << 16) * ((1 << 16) - 1) // 2
+
+
+def test_gpubench_run_passes_a_slice_of_test_ops_on_mockpci(tmp_path):
+    report = tmp_path / "report.json"
+    result = subprocess.run([sys.executable, "-m", "gpubench.cli", "run", "--dev", "MOCKPCI+AMD", "test_ops", "-q",
+                             "-k", "binary_float or matmul or reduce", "--json-report", str(report)],
+                            capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:]
+    summary = json.loads(report.read_text())
+    assert summary["outcomes"]["passed"] >= 20 and summary["outcomes"]["failed"] == 0
+    assert summary["emulator"]["dispatches"] > 0

@@ -34,6 +34,13 @@ class Machine:
     def files(self) -> dict:
         return self.pci.files if self.pci is not None else self.driver.files
 
+    @property
+    def gpus(self) -> list:
+        """The emulated GPUs (gpubench.emu.gpu.EmulatedGPU): their queues, statistics and tools."""
+        if self.pci is not None:
+            return [gpu.cp for gpu in self.pci.gpus]
+        return [node.gpu for node in self.driver.nodes.values()]
+
     def client_unmapped(self, address: int, size: int) -> None:
         (self.pci or self.driver).client_unmapped(address, size)
 
