@@ -1,13 +1,14 @@
-"""pytest plugin: runs a tinygrad test suite on MOCKKFD and reports the emulator's work.
+"""pytest plugin: runs a tinygrad test suite on MOCKKFD or MOCKPCI and reports the emulator's work.
 
 Loaded by every pytest (entry point `pytest11`); it does nothing unless DEV names a MOCKKFD or
-MOCKPCI device (DEV=MOCKKFD+AMD, DEV=MOCKPCI+AMD ...). Then, before any test module imports tinygrad, it installs the tinygrad
-seam and fills in the environment (gpubench.drivers.tinygrad_env), and at the end it prints the
-emulator statistics (dispatches, wave-instructions, emulation time, summed over xdist workers)
-and, with --gpubench-json FILE, writes them with the test outcome counts as JSON. The dispatch
-tools `gpubench run` asks for through GPUBENCH_* (gpubench.debug.tools: --record, --fidelity,
---trace ...) are installed in every process that runs tests; the fidelity report and the count of
-recorded dispatches are summed over workers like the statistics.
+MOCKPCI device (DEV=MOCKKFD+AMD, DEV=MOCKPCI+AMD ...). Then, before any test module imports
+tinygrad, it installs the tinygrad seam and fills in the environment
+(gpubench.drivers.tinygrad_env), and at the end it prints the emulator statistics (dispatches,
+wave-instructions, emulation time, summed over xdist workers) and, with --gpubench-json FILE,
+writes them with the test outcome counts as JSON. The dispatch tools `gpubench run` asks for
+through GPUBENCH_* (gpubench.debug.tools: --record, --fidelity, --trace ...) are installed in
+every process that runs tests; the fidelity report and the count of recorded dispatches are
+summed over workers like the statistics.
 """
 from __future__ import annotations
 

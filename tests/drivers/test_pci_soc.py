@@ -66,7 +66,8 @@ def test_shader_layout_am_computes_is_what_mockkfd_reports(target):
     kfd = gpu_properties(target, 0)
     cu_per_array = 2 * (gc.gc_num_wgp0_per_sa + gc.gc_num_wgp1_per_sa)
     arrays = gc.gc_num_sa_per_se * gc.gc_num_se
-    assert (cu_per_array, arrays, 2 * cu_per_array * arrays) == (kfd["cu_per_simd_array"], kfd["array_count"], kfd["simd_count"])
+    assert (cu_per_array, arrays, 2 * cu_per_array * arrays) == \
+        (kfd["cu_per_simd_array"], kfd["array_count"], kfd["simd_count"])
     assert (gc.gc_lds_size, gc.gc_max_waves_per_simd, gc.gc_max_scratch_slots_per_cu) == \
         (kfd["lds_size_in_kb"], kfd["max_waves_per_simd"], kfd["max_slots_scratch_cu"])
 
@@ -116,7 +117,8 @@ def test_am_parses_the_stand_in_firmware_of_a_gfx1100():
     loaded = {kind: bytes(data) for kinds, data in firmware.descs for kind in kinds}
     assert loaded[am.GFX_FW_TYPE_RLC_G].startswith(b"gpubench stand-in firmware: gc_11_0_0_rlc.bin RLC_G")
     assert loaded[am.GFX_FW_TYPE_RS64_MEC].startswith(b"gpubench stand-in firmware: gc_11_0_0_mec.bin code")
-    assert bytes(firmware.sos_fw[am.PSP_FW_TYPE_PSP_SOS]).startswith(b"gpubench stand-in firmware: psp_13_0_0_sos.bin SOS")
+    sos = bytes(firmware.sos_fw[am.PSP_FW_TYPE_PSP_SOS])
+    assert sos.startswith(b"gpubench stand-in firmware: psp_13_0_0_sos.bin SOS")
 
 
 def test_a_register_with_behaviour_answers_and_the_rest_keep_their_value():

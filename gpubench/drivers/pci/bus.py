@@ -30,7 +30,8 @@ class PCIBus:
             "/proc/sys/vm/compact_unevictable_allowed": Attribute(lambda: "0\n"),
         }
         domain = os.getpid() & 0xFFFF
-        self.gpus = [PCIGPU(i, target, domain, self.files, self.system_address, watchdog) for i, target in enumerate(targets)]
+        self.gpus = [PCIGPU(i, target, domain, self.files, self.system_address, watchdog)
+                     for i, target in enumerate(targets)]
 
     def system_address(self, physical: int) -> int | None:
         """The host address behind a system physical address a GPU page table names."""

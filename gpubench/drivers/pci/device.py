@@ -49,7 +49,8 @@ class PCIGPU:
         self.doorbells = SharedMemory(DOORBELL_BAR_BYTES, f"gpubench-doorbells-{index}")
         self.mmio = SharedMemory(MMIO_BAR_BYTES, f"gpubench-mmio-{index}")
         self.soc = SoC(self.chip, self.vram.array, self.mmio.array)
-        self.cp = CommandProcessor(self.soc, self.doorbells.array, self.chip.shaders.lds_kib << 10, system_address, watchdog)
+        self.cp = CommandProcessor(self.soc, self.doorbells.array, self.chip.shaders.lds_kib << 10, system_address,
+                                   watchdog)
         window = BUS_WINDOW_BASE + index * BUS_WINDOW_BYTES
         self.bars = {0: (window, self.vram.size, RESOURCE_MEM64_PREFETCH, MEM64_PREFETCH),
                      2: (window + BUS_WINDOW_BYTES // 2, DOORBELL_BAR_BYTES, RESOURCE_MEM64_PREFETCH, MEM64_PREFETCH),

@@ -1,5 +1,6 @@
 """The SoC's command processor side: the queues the driver starts through the HQD registers
-(gfx.py) and the SDMA ring registers (sdma.py) run on gpubench's command processors (gpubench/emu/cp/), over the GPU address space
+(gfx.py) and the SDMA ring registers (sdma.py) run on gpubench's command processors
+(gpubench/emu/cp/), over the GPU address space
 that GPUVM (mmu.py) fills from the driver's page tables, with doorbells in the doorbell BAR.
 """
 from __future__ import annotations

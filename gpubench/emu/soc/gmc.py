@@ -35,7 +35,8 @@ class InvalidationEngine:
                                  value & PER_VMID_BITS)
 
     def registers(self):
-        return [(self.hw_id, f"{self.prefix}VM_INVALIDATE_ENG17_SEM", Register(on_read=self._acquire, on_write=self._release)),
+        semaphore = Register(on_read=self._acquire, on_write=self._release)
+        return [(self.hw_id, f"{self.prefix}VM_INVALIDATE_ENG17_SEM", semaphore),
                 (self.hw_id, f"{self.prefix}VM_INVALIDATE_ENG17_REQ", Register(on_write=self._request))]
 
 

@@ -39,10 +39,13 @@ class GPUVM:
     def _register(self, name: str) -> int:
         return self.soc.registers.load(self.soc.address(GC, f"GCVM_CONTEXT0_{name}"))
 
+    def _pair(self, name: str) -> int:
+        return (self._register(f"{name}_HI32") << 32) | self._register(f"{name}_LO32")
+
     def pages(self) -> list[tuple[int, int, bool, int, bool]]:
         """(VA, target address, system, bytes, writable) of every valid page, in VA order."""
-        root = (self._register("PAGE_TABLE_BASE_ADDR_HI32") << 32) | self._register("PAGE_TABLE_BASE_ADDR_LO32")
-        start = ((self._register("PAGE_TABLE_START_ADDR_HI32") << 32) | self._register("PAGE_TABLE_START_ADDR_LO32")) << 12
+        root = self._pair("PAGE_TABLE_BASE_ADDR")
+        start = self._pair("PAGE_TABLE_START_ADDR") << 12
         if not root & VALID or not self._register("CNTL") & 1:
             return []
         found: list = []
@@ -86,7 +89,8 @@ class GPUVM:
         for offset in range(0, size, PAGE):
             host = self.system_address(target + offset)
             if host is None:
-                log.error("gpuvm: PTE at 0x%x names system address 0x%x, which no page has", va + offset, target + offset)
+                log.error("gpuvm: PTE at 0x%x names system address 0x%x, which no page has",
+                          va + offset, target + offset)
             if run_host is not None and host == run_host + run_bytes:
                 run_bytes += PAGE
                 continue
