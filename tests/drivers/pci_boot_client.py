@@ -66,7 +66,7 @@ print(json.dumps({
     "audio_present": System.pci_scan_bus(0x1002, ((0xFFFF, (0xAB30,)),)),
     "psp_components": soc.psp.components,
     "psp_firmware": sorted(soc.psp.loaded),
-    "psp_tmr": list(soc.psp.tmr),
+    "psp_tmr": soc.psp.tmr and list(soc.psp.tmr),
     "smu_messages": [m for m, _ in soc.smu.messages],
     "smu_features": soc.smu.features_enabled,
     "smu_driver_table": soc.smu.driver_table,

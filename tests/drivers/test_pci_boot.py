@@ -1,4 +1,4 @@
-"""MOCKPCI (issue 10): tinygrad's AM driver, unmodified, finds the emulated gfx1100 on the PCI bus
+"""MOCKPCI (issue 10): tinygrad's AM driver, unmodified, finds an emulated gfx1100 or gfx1201 on PCI
 and boots it (AMDev) offline, through sysfs, config space, BAR mmaps, the register file and
 gpubench's firmware seam; then tinygrad's AMD device computes on it through the compute and SDMA
 queues AM starts, over the page tables AM writes. Run in a fresh process (pci_boot_client.py), since tinygrad reads
@@ -20,9 +20,12 @@ GFX_FW_RLC_G, GFX_FW_RS64_MEC, GFX_FW_SMU = 0x8, 0x59, 0x12
 SMU_SET_DRIVER_DRAM_HIGH, SMU_SET_DRIVER_DRAM_LOW, SMU_ENABLE_ALL_FEATURES = 14, 15, 6
 
 
-@pytest.fixture(scope="module")
-def booted():
-    return run_client("gfx1100", "boot")
+TARGETS = ["gfx1100", "gfx1201"]
+
+
+@pytest.fixture(scope="module", params=TARGETS)
+def booted(request):
+    return {**run_client(request.param, "boot"), "target": request.param}
 
 
 def run_client(target: str, mode: str) -> dict:
@@ -40,7 +43,7 @@ def test_am_finds_one_gpu_and_takes_it_from_the_kernel_driver(booted):
 
 
 def test_am_reads_the_chips_ip_versions_and_vram_from_discovery(booted):
-    chip = chips.CHIPS["gfx1100"]
+    chip = chips.CHIPS[booted["target"]]
     assert booted["vram_size"] == chip.vram_bytes
     for block in chip.blocks:
         assert booted["ip_versions"][str(block.hw_id)] == list(block.version)
@@ -55,7 +58,11 @@ def test_am_boots_every_block_cold_and_marks_the_gpu_booted(booted):
 def test_psp_loads_the_sos_components_in_bootloader_order_then_every_firmware(booted):
     assert booted["psp_components"] == PSP_BOOTLOADER_ORDER
     assert {GFX_FW_RLC_G, GFX_FW_RS64_MEC, GFX_FW_SMU} <= set(booted["psp_firmware"])
-    assert booted["psp_tmr"][1] > 0 and booted["rlc_autoloaded"]
+    assert booted["rlc_autoloaded"]
+    if booted["target"] == "gfx1100":  # MP0 v14 (gfx1201) sets up its TMR at boot: AM sends no SETUP_TMR
+        assert booted["psp_tmr"][1] > 0
+    else:
+        assert booted["psp_tmr"] is None
 
 
 def test_smu_gets_the_driver_table_and_enables_its_features(booted):
@@ -68,9 +75,10 @@ def test_register_writes_land_where_am_reads_them_back(booted):
     assert booted["mec_doorbell_range"] == [0, 0xF8]
 
 
-def test_tinygrad_computes_on_the_gpu_am_booted():
-    computed = run_client("gfx1100", "tensor")
-    assert computed["arch"] == "gfx1100"
+@pytest.mark.parametrize("target", TARGETS)
+def test_tinygrad_computes_on_the_gpu_am_booted(target):
+    computed = run_client(target, "tensor")
+    assert computed["arch"] == target
     assert computed["first"] == [3.0, 5.0, 7.0]
     assert computed["product"] == [[float(sum(range(4 * r, 4 * r + 4)))] * 4 for r in range(4)]
     assert computed["total"] == (1 << 16) * ((1 << 16) - 1) // 2

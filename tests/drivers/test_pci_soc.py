@@ -20,6 +20,15 @@ from gpubench.emu.soc.registers import Register, RegisterFile
 HEADER_MODULES = {chips.MP0: "mp", chips.NBIF: "nbio", chips.MMHUB: "mmhub", chips.GC: "gc", chips.OSSSYS: "osssys"}
 
 
+def header_module(hw_id: int, version) -> tuple[str, tuple]:
+    """Which of AMD's register headers AM reads a block's registers from."""
+    if hw_id == chips.MP1:
+        return "mp", (11, 0, 0)
+    if hw_id == chips.NBIF and version >= (6, 0, 0):
+        return "nbif", version  # NBIO became NBIF with the RDNA4 parts
+    return HEADER_MODULES[hw_id], version
+
+
 class _VRAM:
     def __init__(self, data: bytearray):
         self.data, self.nbytes = data, len(data)
@@ -85,8 +94,7 @@ def test_tables_carry_the_checksums_amdgpu_verifies():
 
 def test_register_offsets_are_the_headers():
     for (hw_id, version), registers in regmap.OFFSETS.items():
-        module = import_module("mp", (11, 0, 0), submod="regs") if hw_id == chips.MP1 else \
-            import_module(HEADER_MODULES[hw_id], version, submod="regs")
+        module = import_module(*header_module(hw_id, version), submod="regs")
         for name, (segment, offset) in registers.items():
             header = module.get(f"reg{name}") or module[f"mm{name}"]
             assert header[:2] == (offset, segment), name
@@ -98,8 +106,17 @@ def test_rlc_bootload_complete_is_the_headers_bit():
     assert 1 << fields["bootload_complete"][0] == BOOTLOAD_COMPLETE
 
 
-def test_am_parses_the_stand_in_firmware_of_a_gfx1100():
-    requested = []
+FIRMWARE = {
+    "gfx1100": ["psp_13_0_0_sos.bin", "smu_13_0_0.bin", "sdma_6_0_0.bin", "gc_11_0_0_mec.bin", "gc_11_0_0_imu.bin",
+                "gc_11_0_0_rlc.bin"],
+    "gfx1201": ["psp_14_0_3_sos.bin", "smu_14_0_3.bin", "sdma_7_0_1.bin", "gc_12_0_1_pfp.bin", "gc_12_0_1_me.bin",
+                "gc_12_0_1_mec.bin", "gc_12_0_1_imu.bin", "gc_12_0_1_rlc.bin"],
+}
+
+
+@pytest.mark.parametrize("target", sorted(FIRMWARE))
+def test_am_parses_the_stand_in_firmware(target):
+    chip, requested = chips.CHIPS[target], []
 
     def fetch(path, name, sha256):
         requested.append(name)
@@ -107,18 +124,20 @@ def test_am_parses_the_stand_in_firmware_of_a_gfx1100():
 
     original, amdev.fetch_fw = amdev.fetch_fw, fetch
     try:
-        versions = {am.MP0_HWIP: (13, 0, 0), am.MP1_HWIP: (13, 0, 0), am.GC_HWIP: (11, 0, 0), am.SDMA0_HWIP: (6, 0, 0)}
+        blocks = ((am.MP0_HWIP, chips.MP0), (am.MP1_HWIP, chips.MP1), (am.GC_HWIP, chips.GC),
+                  (am.SDMA0_HWIP, chips.SDMA0))
+        versions = {hwip: chip.version(hw_id) for hwip, hw_id in blocks}
         firmware = amdev.AMFirmware(types.SimpleNamespace(ip_ver=versions, devfmt="test"))
     finally:
         amdev.fetch_fw = original
-    assert requested == ["psp_13_0_0_sos.bin", "smu_13_0_0.bin", "sdma_6_0_0.bin", "gc_11_0_0_mec.bin",
-                         "gc_11_0_0_imu.bin", "gc_11_0_0_rlc.bin"]
+    assert requested == FIRMWARE[target]
     assert {am.PSP_FW_TYPE_PSP_SOS, am.PSP_FW_TYPE_PSP_SYS_DRV, am.PSP_FW_TYPE_PSP_TOC} <= set(firmware.sos_fw)
     loaded = {kind: bytes(data) for kinds, data in firmware.descs for kind in kinds}
-    assert loaded[am.GFX_FW_TYPE_RLC_G].startswith(b"gpubench stand-in firmware: gc_11_0_0_rlc.bin RLC_G")
-    assert loaded[am.GFX_FW_TYPE_RS64_MEC].startswith(b"gpubench stand-in firmware: gc_11_0_0_mec.bin code")
+    rlc, mec = FIRMWARE[target][-1], FIRMWARE[target][-3]
+    assert loaded[am.GFX_FW_TYPE_RLC_G].startswith(f"gpubench stand-in firmware: {rlc} RLC_G".encode())
+    assert loaded[am.GFX_FW_TYPE_RS64_MEC].startswith(f"gpubench stand-in firmware: {mec} code".encode())
     sos = bytes(firmware.sos_fw[am.PSP_FW_TYPE_PSP_SOS])
-    assert sos.startswith(b"gpubench stand-in firmware: psp_13_0_0_sos.bin SOS")
+    assert sos.startswith(f"gpubench stand-in firmware: {FIRMWARE[target][0]} SOS".encode())
 
 
 def test_a_register_with_behaviour_answers_and_the_rest_keep_their_value():

@@ -54,7 +54,7 @@ class Chip:
         return next(b.bases[segment] for b in self.blocks if b.hw_id == hw_id and b.instance == instance)
 
 
-# register segment bases of RDNA parts (navi10_ip_offset.h; Navi2x and Navi3x report the same)
+# register segment bases of RDNA parts (navi10_ip_offset.h; Navi2x, Navi3x and Navi4x report the same)
 RDNA_GC = (0x1260, 0xA000, 0x1C000, 0x2402C00)
 RDNA_MMHUB = (0x1A000, 0x2408800)
 RDNA_ATHUB = (0xC00, 0x2408C00)
@@ -63,18 +63,22 @@ RDNA_OSSSYS = (0x10A0, 0x240A000)
 RDNA_NBIO = (0x0, 0x14, 0xD20, 0x10400, 0x241B000, 0x4040000)
 RDNA_MP = (0x16000, 0xDC0000, 0xE00000, 0xE40000, 0x243FC00)
 
+def rdna_blocks(gc, sdma, mmhub, hdp, osssys, nbif, mp) -> tuple[IPBlock, ...]:
+    """An RDNA part's blocks from their versions: one instance each, at the common RDNA bases (SDMA's
+    registers live in the GC block), MP0 and MP1 at the same version."""
+    return (IPBlock(GC, 0, gc, RDNA_GC), IPBlock(SDMA0, 0, sdma, RDNA_GC), IPBlock(SDMA1, 0, sdma, RDNA_GC),
+            IPBlock(MMHUB, 0, mmhub, RDNA_MMHUB), IPBlock(ATHUB, 0, mmhub, RDNA_ATHUB), IPBlock(HDP, 0, hdp, RDNA_HDP),
+            IPBlock(OSSSYS, 0, osssys, RDNA_OSSSYS), IPBlock(NBIF, 0, nbif, RDNA_NBIO), IPBlock(MP0, 0, mp, RDNA_MP),
+            IPBlock(MP1, 0, mp, RDNA_MP))
+
+
 CHIPS = {
     # Radeon RX 7900 XTX (Navi31): 6 shader engines of 2 arrays of 4 WGPs (96 CUs), 24 GiB
-    "gfx1100": Chip("gfx1100", 0x744C, 24 << 30, 0x8000000000, (
-        IPBlock(GC, 0, (11, 0, 0), RDNA_GC),
-        IPBlock(SDMA0, 0, (6, 0, 0), RDNA_GC),
-        IPBlock(SDMA1, 0, (6, 0, 0), RDNA_GC),
-        IPBlock(MMHUB, 0, (3, 0, 0), RDNA_MMHUB),
-        IPBlock(ATHUB, 0, (3, 0, 0), RDNA_ATHUB),
-        IPBlock(HDP, 0, (6, 0, 0), RDNA_HDP),
-        IPBlock(OSSSYS, 0, (6, 0, 0), RDNA_OSSSYS),
-        IPBlock(NBIF, 0, (4, 3, 0), RDNA_NBIO),
-        IPBlock(MP0, 0, (13, 0, 0), RDNA_MP),
-        IPBlock(MP1, 0, (13, 0, 0), RDNA_MP),
-    ), ShaderLayout(6, 2, 4, 4, 24, 1536, 32, 16, 32, 64)),
+    "gfx1100": Chip("gfx1100", 0x744C, 24 << 30, 0x8000000000,
+                    rdna_blocks((11, 0, 0), (6, 0, 0), (3, 0, 0), (6, 0, 0), (6, 0, 0), (4, 3, 0), (13, 0, 0)),
+                    ShaderLayout(6, 2, 4, 4, 24, 1536, 32, 16, 32, 64)),
+    # Radeon RX 9070 XT (Navi48): 4 shader engines of 2 arrays of 4 WGPs (64 CUs), 16 GiB
+    "gfx1201": Chip("gfx1201", 0x7550, 16 << 30, 0x8000000000,
+                    rdna_blocks((12, 0, 1), (7, 0, 1), (4, 1, 0), (7, 0, 0), (7, 0, 0), (6, 3, 1), (14, 0, 3)),
+                    ShaderLayout(4, 2, 4, 4, 16, 1536, 32, 16, 32, 64)),
 }

@@ -4,9 +4,10 @@ does not have (PSP sOS, SMU, SDMA, CP MEC/PFP/ME, IMU, RLC).
 The emulated PSP and SMU do not run AMD's microcode (their behaviour is modelled in psp.py and
 smu.py), so an image only has to be what a driver parses: the headers of Linux's amdgpu_ucode.h
 in the version each file has for the part (PSP v2.0 with its component descriptors, SMC v2.0,
-SDMA v2.0 with its two threads, GFX v2.0 RS64 with code, stack and start address, IMU v1.0,
-RLC v2.3), each region holding a short text naming the file and the region. Their hashes are
-not linux-firmware's; real files, where present, are used instead (gpubench/drivers/pci/firmware.py).
+SDMA v2.0 with its two threads (v3.0, one thread, from SDMA 7), GFX v2.0 RS64 with code, stack
+and start address, IMU v1.0, RLC v2.3), each region holding a short text naming the file and the
+region. Their hashes are not linux-firmware's; real files, where present, are used instead
+(gpubench/drivers/pci/firmware.py).
 """
 from __future__ import annotations
 
@@ -64,6 +65,10 @@ def _smu(name: str) -> bytes:
 
 
 def _sdma(name: str) -> bytes:
+    if int(re.match(r"sdma_(\d+)", name).group(1)) >= 7:  # SDMA v7: one thread, header v3.0
+        image = _Image(name, 44)
+        ucode = image.region("TH0")
+        return image.build((3, 0), ucode, struct.pack("<3I", 1, ucode[0], ucode[1]))
     image = _Image(name, 64)
     context, control = image.region("TH0"), image.region("TH1")
     return image.build((2, 0), context, struct.pack("<8I", 1, context[1], 0, 0, control[0], control[1], 0, 0))

@@ -1,11 +1,11 @@
 """GPUVM context 0 of the GC hub: the translations the CP and the shaders use, read from the page
-tables the driver wrote in VRAM (GMC v10/v11 formats, amdgpu_vm.h) whenever the driver
+tables the driver wrote in VRAM (GMC v10-v12 formats, amdgpu_vm.h) whenever the driver
 invalidates the hub's TLB (invalidation engine 17, gmc.py).
 
 The walk starts at VM_CONTEXT0_PAGE_TABLE_BASE_ADDR (a VRAM address, bit 0 valid), indexes each
 level with 9 bits of (VA - PAGE_TABLE_START_ADDR) from bit 39 down to bit 12 (PAGE_TABLE_DEPTH 3:
-PDB2, PDB1, PDB0, PTB), and stops at a PTB entry or at a PDE with PDE_PTE set (a 1 GiB or 2 MiB
-page). A valid page is VRAM (an offset into the chip's VRAM) or, with SYSTEM set, a system
+PDB2, PDB1, PDB0, PTB), and stops at a PTB entry or at a PDE with PDE_PTE set (bit 54, bit 63 on
+gfx12: a 1 GiB or 2 MiB page). A valid page is VRAM (an offset into the chip's VRAM) or, with SYSTEM set, a system
 physical address that `system_address` resolves to a host address. Runs of pages that are contiguous
 on both sides become one mapping of the GPU's address space, the TLB the CP and waves use until the
 next invalidation; an invalid or unresolvable entry leaves its range unmapped, so an access
@@ -25,7 +25,7 @@ from gpubench.emu.soc.chips import GC
 log = logging.getLogger("gpubench.soc")
 
 VALID, SYSTEM, WRITEABLE = 1 << 0, 1 << 1, 1 << 6
-PDE_PTE = 1 << 54
+PDE_PTE_GFX10, PDE_PTE_GFX12 = 1 << 54, 1 << 63  # a PDE that is a page (huge page), by GMC generation
 ADDRESS_MASK = 0x0000FFFFFFFFF000
 LEVEL_SHIFTS = (39, 30, 21, 12)
 PAGE = 1 << 12
@@ -35,6 +35,7 @@ class GPUVM:
     def __init__(self, soc, space: AddressSpace, lock, system_address: Callable[[int], int | None]):
         self.soc, self.space, self.lock, self.system_address = soc, space, lock, system_address
         self.mapped: list[int] = []  # bases of the mappings this VM made
+        self.pde_pte = PDE_PTE_GFX12 if soc.chip.version(GC) >= (12, 0, 0) else PDE_PTE_GFX10
 
     def _register(self, name: str) -> int:
         return self.soc.registers.load(self.soc.address(GC, f"GCVM_CONTEXT0_{name}"))
@@ -58,7 +59,7 @@ class GPUVM:
         for index in np.flatnonzero(entries & np.uint64(VALID)):
             entry = int(entries[index])
             va = base + (int(index) << shift)
-            if level == len(LEVEL_SHIFTS) - 1 or entry & PDE_PTE:
+            if level == len(LEVEL_SHIFTS) - 1 or entry & self.pde_pte:
                 found.append((va, entry & ADDRESS_MASK, bool(entry & SYSTEM), 1 << shift, bool(entry & WRITEABLE)))
             else:
                 self._walk(entry & ADDRESS_MASK, level + 1, va, found)

@@ -38,13 +38,14 @@ SOS_VERSION = 0x00310000  # what C2PMSG_81 reads once the sOS runs
 TMR_BYTES = 16 << 20  # the trusted memory region the sOS asks for in its LOAD_TOC response
 
 
-def _msg(n: int) -> str:
-    return f"MP0_SMN_C2PMSG_{n}"
+def _mailboxes(version: tuple[int, int, int]) -> str:
+    return "MPASP_SMN_C2PMSG" if version >= (14, 0, 0) else "MP0_SMN_C2PMSG"  # MP0 v14 renamed them
 
 
 class PlatformSecurityProcessor:
     def __init__(self, soc):
         self.soc = soc
+        self.prefix = _mailboxes(soc.chip.version(MP0))
         self.sos_alive = False
         self.ring: tuple[int, int] | None = None  # MC address, bytes
         self.ring_read = 0  # dwords
@@ -52,11 +53,14 @@ class PlatformSecurityProcessor:
         self.loaded: dict[int, int] = {}  # firmware type -> bytes, from LOAD_IP_FW
         self.tmr: tuple[int, int] | None = None
 
+    def _msg(self, n: int) -> str:
+        return f"{self.prefix}_{n}"
+
     def _reg(self, n: int) -> int:
-        return self.soc.registers.load(self.soc.address(MP0, _msg(n)))
+        return self.soc.registers.load(self.soc.address(MP0, self._msg(n)))
 
     def _set(self, n: int, value: int) -> None:
-        self.soc.registers.store(self.soc.address(MP0, _msg(n)), value)
+        self.soc.registers.store(self.soc.address(MP0, self._msg(n)), value)
 
     def _bootloader_command(self, component: int) -> None:
         self.components.append(component)
@@ -114,6 +118,6 @@ class PlatformSecurityProcessor:
         words[RESPONSE_STATUS // 4] = status
 
     def registers(self):
-        return [(MP0, _msg(35), Register(reset=READY, on_write=self._bootloader_command)),
-                (MP0, _msg(64), Register(on_write=self._ring_control)),
-                (MP0, _msg(67), Register(on_write=self._ring_write_pointer))]
+        return [(MP0, self._msg(35), Register(reset=READY, on_write=self._bootloader_command)),
+                (MP0, self._msg(64), Register(on_write=self._ring_control)),
+                (MP0, self._msg(67), Register(on_write=self._ring_write_pointer))]

@@ -10,36 +10,57 @@ from gpubench.emu.soc.chips import GC, MMHUB, MP0, MP1, NBIF
 # RCC_CONFIG_MEMSIZE sits at a fixed dword address on every part: a driver reads the VRAM size
 # from it before it knows any base (the discovery table is found with it)
 RCC_CONFIG_MEMSIZE = 0xDE3
+PSP_MAILBOXES = (35, 36, 64, 67, 69, 70, 71, 81)
+# graphics-core registers at the same place on gfx11 and gfx12: CP status, RLC safe mode, GRBM's
+# bank select, the per-VMID shader memory apertures and the HQD registers
+GC_SHARED = {"CP_STAT": (0, 0xF40), "RLC_SAFE_MODE": (1, 0x980), "GRBM_GFX_CNTL": (1, 0x900),
+             "SH_MEM_BASES": (1, 0x9E3), "SH_MEM_CONFIG": (1, 0x9E4),
+             "CP_MQD_BASE_ADDR": (0, 0x1FA9), "CP_HQD_ACTIVE": (0, 0x1FAB), "CP_HQD_VMID": (0, 0x1FAC),
+             "CP_HQD_PQ_BASE": (0, 0x1FB1), "CP_HQD_PQ_BASE_HI": (0, 0x1FB2),
+             "CP_HQD_PQ_RPTR_REPORT_ADDR": (0, 0x1FB4), "CP_HQD_PQ_RPTR_REPORT_ADDR_HI": (0, 0x1FB5),
+             "CP_HQD_PQ_WPTR_POLL_ADDR": (0, 0x1FB6), "CP_HQD_PQ_WPTR_POLL_ADDR_HI": (0, 0x1FB7),
+             "CP_HQD_PQ_DOORBELL_CONTROL": (0, 0x1FB8), "CP_HQD_PQ_CONTROL": (0, 0x1FBA),
+             "CP_HQD_DEQUEUE_REQUEST": (0, 0x1FC1), "CP_HQD_AQL_CONTROL": (0, 0x1FDE), "CP_HQD_PQ_WPTR_HI": (0, 0x1FE0)}
+# registers that moved between generations: name -> (segment, offset on gfx11, offset on gfx12)
+GC_MOVED = {
+    "GCVM_INVALIDATE_ENG17_SEM": (0, 0x16AA, 0x1646), "GCVM_INVALIDATE_ENG17_REQ": (0, 0x16BC, 0x1658),
+    "GCVM_INVALIDATE_ENG17_ACK": (0, 0x16CE, 0x166A), "GCMC_VM_FB_LOCATION_BASE": (0, 0x1678, 0x1614),
+    "GCMC_VM_FB_LOCATION_TOP": (0, 0x1679, 0x1615), "RLC_RLCS_BOOTLOAD_STATUS": (1, 0x4E82, 0x4E7C),
+    "GCVM_CONTEXT0_CNTL": (0, 0x1688, 0x1624),
+    "GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32": (0, 0x16F3, 0x168F),
+    "GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32": (0, 0x16F4, 0x1690),
+    "GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32": (0, 0x1713, 0x16AF),
+    "GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32": (0, 0x1714, 0x16B0),
+    "SDMA0_QUEUE0_RB_CNTL": (0, 0x80, 0x80), "SDMA0_QUEUE0_RB_BASE": (0, 0x81, 0x81),
+    "SDMA0_QUEUE0_RB_BASE_HI": (0, 0x82, 0x82), "SDMA0_QUEUE0_RB_RPTR_ADDR_HI": (0, 0x88, 0x88),
+    "SDMA0_QUEUE0_RB_RPTR_ADDR_LO": (0, 0x89, 0x87), "SDMA0_QUEUE0_DOORBELL_OFFSET": (0, 0xAB, 0x91),
+    "SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI": (0, 0xB2, 0x99), "SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO": (0, 0xB3, 0x98),
+}
+MMHUB_MOVED = {  # name -> (segment, offset in MMHUB 3.0.0, offset in MMHUB 4.1.0)
+    "MMVM_INVALIDATE_ENG17_SEM": (0, 0x762, 0x586), "MMVM_INVALIDATE_ENG17_REQ": (0, 0x774, 0x598),
+    "MMVM_INVALIDATE_ENG17_ACK": (0, 0x786, 0x5AA), "MMMC_VM_FB_LOCATION_BASE": (0, 0x8EC, 0x554),
+    "MMMC_VM_FB_LOCATION_TOP": (0, 0x8ED, 0x555),
+}
+
+
+def _column(moved: dict, generation: int) -> dict[str, tuple[int, int]]:
+    return {name: (segment, offsets[generation]) for name, (segment, *offsets) in moved.items()}
+
+
+NBIF_REGISTERS = {"BIF_BX_PF0_RSMU_INDEX": (1, 0x0), "BIF_BX_PF0_RSMU_DATA": (1, 0x1),
+                  "BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL": (2, 0x12D)}
 
 OFFSETS = {
-    (MP0, (13, 0, 0)): {f"MP0_SMN_C2PMSG_{n}": (0, 0x40 + n) for n in (35, 36, 64, 67, 69, 70, 71, 81)},
+    (MP0, (13, 0, 0)): {f"MP0_SMN_C2PMSG_{n}": (0, 0x40 + n) for n in PSP_MAILBOXES},
+    (MP0, (14, 0, 3)): {f"MPASP_SMN_C2PMSG_{n}": (0, 0x40 + n) for n in PSP_MAILBOXES},
     # the SMU mailbox is at the same place on every part AM drives (it reads it with mp_11_0_0's offsets)
     (MP1, None): {f"MP1_SMN_C2PMSG_{n}": (0, 0x240 + n) for n in (53, 54, 66, 75, 82, 90)},
-    (NBIF, (4, 3, 0)): {"BIF_BX_PF0_RSMU_INDEX": (1, 0x0), "BIF_BX_PF0_RSMU_DATA": (1, 0x1),
-                        "BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL": (2, 0x12D)},
-    (MMHUB, (3, 0, 0)): {"MMVM_INVALIDATE_ENG17_SEM": (0, 0x762), "MMVM_INVALIDATE_ENG17_REQ": (0, 0x774),
-                         "MMVM_INVALIDATE_ENG17_ACK": (0, 0x786), "MMMC_VM_FB_LOCATION_BASE": (0, 0x8EC),
-                         "MMMC_VM_FB_LOCATION_TOP": (0, 0x8ED)},
-    (GC, (11, 0, 0)): {"GCVM_INVALIDATE_ENG17_SEM": (0, 0x16AA), "GCVM_INVALIDATE_ENG17_REQ": (0, 0x16BC),
-                       "GCVM_INVALIDATE_ENG17_ACK": (0, 0x16CE), "GCMC_VM_FB_LOCATION_BASE": (0, 0x1678),
-                       "GCMC_VM_FB_LOCATION_TOP": (0, 0x1679), "CP_STAT": (0, 0xF40),
-                       "RLC_RLCS_BOOTLOAD_STATUS": (1, 0x4E82), "RLC_SAFE_MODE": (1, 0x980),
-                       "GRBM_GFX_CNTL": (1, 0x900), "SH_MEM_BASES": (1, 0x9E3), "SH_MEM_CONFIG": (1, 0x9E4),
-                       "CP_MQD_BASE_ADDR": (0, 0x1FA9), "CP_HQD_ACTIVE": (0, 0x1FAB), "CP_HQD_VMID": (0, 0x1FAC),
-                       "CP_HQD_PQ_BASE": (0, 0x1FB1), "CP_HQD_PQ_BASE_HI": (0, 0x1FB2),
-                       "CP_HQD_PQ_RPTR_REPORT_ADDR": (0, 0x1FB4), "CP_HQD_PQ_RPTR_REPORT_ADDR_HI": (0, 0x1FB5),
-                       "CP_HQD_PQ_WPTR_POLL_ADDR": (0, 0x1FB6), "CP_HQD_PQ_WPTR_POLL_ADDR_HI": (0, 0x1FB7),
-                       "CP_HQD_PQ_DOORBELL_CONTROL": (0, 0x1FB8), "CP_HQD_PQ_CONTROL": (0, 0x1FBA),
-                       "CP_HQD_DEQUEUE_REQUEST": (0, 0x1FC1), "CP_HQD_AQL_CONTROL": (0, 0x1FDE),
-                       "CP_HQD_PQ_WPTR_HI": (0, 0x1FE0),
-                       "GCVM_CONTEXT0_CNTL": (0, 0x1688), "GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32": (0, 0x16F3),
-                       "GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32": (0, 0x16F4),
-                       "GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32": (0, 0x1713),
-                       "GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32": (0, 0x1714),
-                       "SDMA0_QUEUE0_RB_CNTL": (0, 0x80), "SDMA0_QUEUE0_RB_BASE": (0, 0x81),
-                       "SDMA0_QUEUE0_RB_BASE_HI": (0, 0x82), "SDMA0_QUEUE0_RB_RPTR_ADDR_HI": (0, 0x88),
-                       "SDMA0_QUEUE0_RB_RPTR_ADDR_LO": (0, 0x89), "SDMA0_QUEUE0_DOORBELL_OFFSET": (0, 0xAB),
-                       "SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI": (0, 0xB2), "SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO": (0, 0xB3)},
+    (NBIF, (4, 3, 0)): NBIF_REGISTERS,
+    (NBIF, (6, 3, 1)): NBIF_REGISTERS,
+    (MMHUB, (3, 0, 0)): _column(MMHUB_MOVED, 0),
+    (MMHUB, (4, 1, 0)): _column(MMHUB_MOVED, 1),
+    (GC, (11, 0, 0)): {**GC_SHARED, **_column(GC_MOVED, 0)},
+    (GC, (12, 0, 1)): {**GC_SHARED, **_column(GC_MOVED, 1)},
 }
 
 

@@ -4,7 +4,8 @@ argument in C2PMSG_82 and the message id in C2PMSG_66; the SMU answers in C2PMSG
 product's clock levels (`CLOCK_LEVELS_MHZ`), which GetDpmFreqByIndex reports (index 0xFF: the
 number of levels) and SetSoftMin/MaxByFreq choose among.
 
-Message ids are those of SMU 13.0.0 (smu_v13_0_0_ppsmc.h), the SMU of the RDNA3 parts.
+Message ids are those of SMU 13.0.0 and 14.0.2 (smu_v13_0_0_ppsmc.h, smu_v14_0_2_ppsmc.h), the
+SMUs of the RDNA3 and RDNA4 parts, which agree on every message used here.
 """
 from __future__ import annotations
 
