@@ -25,7 +25,9 @@ What AM touches, in order, and what answers it here:
    GFX (RLC autoload status, GC hub, MEC program counters, HQDs written from MQDs through
    GRBM_GFX_CNTL banks) and SDMA (ring registers, doorbells), clock gating (RLC safe mode).
    -> the register file, gpubench/emu/soc/registers.py, with each block's behaviour in psp.py,
-   smu.py, gmc.py, gfx.py, nbio.py.
+   smu.py, gmc.py, gfx.py, sdma.py, nbio.py; a started HQD or SDMA ring becomes a queue of
+   gpubench's command processors (compute.py), and every GC TLB invalidation rebuilds the GPU's
+   translations from the page tables AM wrote in VRAM (mmu.py).
 5. System memory: host buffers are anonymous mmaps whose "physical" addresses AM reads from
    /proc/self/pagemap and writes into GPU page tables. -> pagemap.py: each page the client asks
    about gets a frame of the emulated machine's physical address space, remembered so the GPU can
