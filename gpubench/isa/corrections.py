@@ -5,8 +5,9 @@ few places, and in a few others the text names values it never defines; each suc
 `Correction` here: the instructions, the rule in words, the evidence, and the edits that turn the
 manual's text into what the emulator compiles. The compiler takes its tables from
 `hardware_pseudocode` (gpubench/compiler/backend/cache.py), so a correction reaches the reference
-evaluator, the numpy backend and the native backend alike. A correction without edits (``modifier``)
-is a rule about an encoding field that the emulator's operand code applies (gpubench/emu/ops/valu.py).
+evaluator, the numpy backend and the native backend alike. A correction without edits names an
+``operand_rule`` that the emulator's operand code applies (gpubench/emu/ops/valu.py): around the
+pseudocode, to the instructions it lists or, with none listed, to every instruction with that field.
 
 Edits apply in table order, each to the text the corrections before it left; every edited fragment
 must occur in that text (a regenerated table that no longer has it fails loudly, not silently).
@@ -28,12 +29,12 @@ MEASURED = ("instruction tests whose expected values were measured on real RDNA3
 class Correction:
     """One departure from AMD's pseudocode: what the emulator does instead, and why."""
 
-    instructions: tuple[str, ...]  # the spec's names without an _E32/_E64 suffix; () for a modifier rule
+    instructions: tuple[str, ...]  # the spec's names without an _E32/_E64 suffix; () for a field's rule
     archs: tuple[str, ...]  # the instruction sets it holds for
     rule: str  # what the hardware does, in words
     evidence: str  # how that is known: the manual's prose, compiler or driver source, a measurement
     edits: tuple[tuple[str, str], ...] = ()  # (the manual's text, the emulator's), replaced everywhere
-    modifier: str | None = None  # the encoding field whose rule this is (applied by the operand code)
+    operand_rule: str | None = None  # an encoding field ("omod") or a result rule the operand code applies
 
     def covers(self, arch: str, name: str) -> bool:
         return arch in self.archs and base_name(name) in self.instructions
@@ -134,6 +135,16 @@ def _trigonometry(bits: int) -> Correction:
         ((f"(S0.{t} * {bits}'F(PI * 2.0))", f"((S0.{t} - trunc(S0.{t})) * {bits}'F(PI * 2.0))"),))
 
 
+# GFX9's 16-bit VALU operations that clear the high half of their VGPR (LLVM's zeroesHigh16BitsOfDest, in
+# the spec's names: LLVM's V_MAD_F16/U16/I16, V_FMA_F16 and V_DIV_FIXUP_F16 are GFX9's *_LEGACY_* opcodes).
+GFX9_ZEROING_16_BIT = (
+    "V_CVT_F16_F32", "V_CVT_F16_U16", "V_CVT_F16_I16", "V_RCP_F16", "V_RSQ_F16", "V_SQRT_F16", "V_LOG_F16",
+    "V_EXP_F16", "V_SIN_F16", "V_COS_F16", "V_FLOOR_F16", "V_CEIL_F16", "V_TRUNC_F16", "V_RNDNE_F16", "V_FRACT_F16",
+    "V_FREXP_MANT_F16", "V_FREXP_EXP_I16_F16", "V_LDEXP_F16", "V_LSHLREV_B16", "V_LSHRREV_B16", "V_ASHRREV_I16",
+    "V_ADD_U16", "V_SUB_U16", "V_SUBREV_U16", "V_MUL_LO_U16", "V_ADD_F16", "V_SUB_F16", "V_SUBREV_F16", "V_MUL_F16",
+    "V_MAX_F16", "V_MIN_F16", "V_MAX_U16", "V_MIN_U16", "V_MAX_I16", "V_MIN_I16", "V_MAD_LEGACY_F16",
+    "V_MAD_LEGACY_U16", "V_MAD_LEGACY_I16", "V_FMA_LEGACY_F16", "V_DIV_FIXUP_LEGACY_F16")
+
 CORRECTIONS: tuple[Correction, ...] = (
     *_division(32), *_division(64), _trigonometry(32), _trigonometry(16),
     Correction(
@@ -142,17 +153,34 @@ CORRECTIONS: tuple[Correction, ...] = (
         f"LLVM's SIFoldOperands.cpp: \"omod is ignored by hardware if IEEE bit is enabled\" (it folds a "
         f"multiply into omod only without IEEE mode); {MEASURED}: v_add_f32 3.0 + 1.0 omod:2 gives 4.0. "
         f"RDNA4 has no IEEE mode",
-        modifier="omod"),
+        operand_rule="omod"),
+    Correction(
+        GFX9_ZEROING_16_BIT, ("cdna",),
+        "a 16-bit result written to the low half of a VGPR clears the high half (bits 31:16); the manual's "
+        "``D0.u16 = ...`` keeps it (as RDNA does)",
+        "LLVM's GCNSubtarget::zeroesHigh16BitsOfDest (AMDGPUSubtarget.cpp), \"mostly derived from experimentation\": "
+        "these opcodes zero the high bits through GFX9 (CDNA is GFX9), and LLVM drops the v_and_b32 0xffff "
+        "that would clear them (SIFoldOperands); V_MAC/V_MADAK/V_MADMK/V_FMAC_F16 and the op_sel forms keep them "
+        "on GFX9. tinygrad's test_max_pool2d_ceil_mode_output_size_reduce_by_one on gfx942/gfx950 reads such a "
+        "register as 32 bits",
+        operand_rule="zero-high-half"),
 )
 
 
 def of(arch: str, name: str) -> tuple[Correction, ...]:
-    """The corrections of one instruction's semantics (not the modifier rules), in the order they apply."""
+    """The corrections that name the instruction (not the rules of an encoding field), in table order."""
     return tuple(c for c in CORRECTIONS if c.covers(arch, name))
 
 
-def modifier_rule(arch: str, field: str) -> Correction | None:
-    return next((c for c in CORRECTIONS if c.modifier == field and arch in c.archs), None)
+def field_rules(arch: str, fields: set[str]) -> tuple[Correction, ...]:
+    """The operand rules of ``arch`` for every instruction that has one of the encoding ``fields``."""
+    return tuple(c for c in CORRECTIONS if not c.instructions and c.operand_rule in fields and arch in c.archs)
+
+
+def operand_rule(arch: str, name: str, rule: str) -> bool:
+    """Whether the operand rule ``rule`` holds for instruction ``name`` (or for every instruction)."""
+    return any(c.operand_rule == rule and arch in c.archs and (not c.instructions or c.covers(arch, name))
+               for c in CORRECTIONS)
 
 
 def corrected(arch: str, name: str, text: str) -> str:

@@ -34,14 +34,12 @@ def describe(isa: ISA, idef: InstrDef) -> str:
     lines.append("  pseudocode" if code else "  pseudocode: none in the manual (prose only)")
     lines.extend("    " + line for line in (code or "").splitlines())
     fields = {f.name for name in formats for f in isa.formats[name].fields}
-    rules = [*corrections.of(isa.arch, idef.name),
-             *(c for c in corrections.CORRECTIONS if c.modifier in fields and isa.arch in c.archs)]
-    for correction in rules:
-        lines.append(f"  hardware correction{f' ({correction.modifier})' if correction.modifier else ''}")
+    for correction in (*corrections.of(isa.arch, idef.name), *corrections.field_rules(isa.arch, fields)):
+        lines.append(f"  hardware correction{f' ({correction.operand_rule})' if correction.operand_rule else ''}")
         lines.extend(textwrap.wrap(correction.rule, 100, initial_indent="    rule      ", subsequent_indent=" " * 14))
         lines.extend(textwrap.wrap(correction.evidence, 100, initial_indent="    evidence  ",
                                    subsequent_indent=" " * 14))
-    if code and corrections.of(isa.arch, idef.name):
+    if code and any(c.edits for c in corrections.of(isa.arch, idef.name)):
         lines.append("  pseudocode as the emulator runs it (with the corrections)")
         lines.extend("    " + line for line in corrections.corrected(isa.arch, idef.name, code).splitlines())
     return "\n".join(lines)

@@ -1,6 +1,8 @@
 """Where real GPUs depart from AMD's pseudocode (gpubench/isa/corrections.py), instruction by instruction,
 on both engines: values a reader checks by hand (powers of two, quarter revolutions), and LLVM's
 division sequence against IEEE division (numpy) over random magnitudes, denormals included."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 from asm_dispatch import CODE_BASE, Dispatch
@@ -16,6 +18,7 @@ from gpubench.isa.asm import assemble
 ENGINES = ("reference", "native")
 IEEE, DEFAULT_FLOAT_MODE = 1 << 9, 0xF0
 VCC = {"gfx1100": "vcc_lo", "gfx1201": "vcc_lo", "gfx942": "vcc", "gfx950": "vcc"}
+KERNELS = Path(__file__).resolve().parents[1] / "data" / "tinygrad_kernels"
 TINY_F32 = 2.0**-110  # biased exponent 17: "tiny" (<= 23)
 DENORMAL_F32 = 2.0**-140
 
@@ -46,6 +49,10 @@ def run(text: str, engine_name: str, target: str = "gfx1100", mode: int | None =
         d.vgpr[0, int(name[1:]), :] = np.concatenate([values, np.repeat(values[-1:], isa.wave_size - len(values))])
     if mode is not None:
         d.waves.mode[:] = mode
+    return run_dispatch(d, text, engine_name)
+
+
+def run_dispatch(d: Dispatch, text: str, engine_name: str):
     d.device.alloc_at(CODE_BASE, assemble(d.isa, text + "\ns_endpgm\n").data)
     d.waves.pc[:] = CODE_BASE
     ctx = d.context()
@@ -209,6 +216,69 @@ def test_sin_f16_reduces_in_revolutions(engine_name):
     assert as_f16[0, 0] == 1.0 and as_f16[1, 1] == -1.0  # sin of 100 1/4 turns, cos of half a turn
 
 
+# -- GFX9's 16-bit results clear the high half ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+@pytest.mark.parametrize("target,program,expected", [
+    ("gfx942", "v_sub_u16_e32 v1, v2, v3", 0x0000_0006),  # 7 - 1, bits 31:16 cleared
+    ("gfx942", "v_lshrrev_b16_e32 v1, 1, v2", 0x0000_0003),
+    ("gfx942", "v_add_f16_e32 v1, v2, v3", 0x0000_4400),  # 3.0 + 1.0 = 4.0
+    ("gfx942", "v_mad_legacy_u16 v1, v2, v3, v2", 0x0000_000E),  # 7 * 1 + 7
+    ("gfx950", "v_mul_lo_u16_e64 v1, v2, v3", 0x0000_0007),
+    ("gfx942", "v_mad_u16 v1, v2, v3, v2", 0xABCD_000E),  # GFX9's op_sel form keeps the high half
+    ("gfx1100", "v_sub_nc_u16 v1.l, v2.l, v3.l", 0xABCD_0006),  # RDNA keeps it
+])
+def test_gfx9_16_bit_results_clear_the_high_half(engine_name, target, program, expected):
+    f16_operands = "f16" in program
+    ctx = run(program, engine_name, target, v1=[0xABCD_1234], v2=[0x0005_4200 if f16_operands else 0x0005_0007],
+              v3=[0x0009_3C00 if f16_operands else 0x0009_0001])
+    assert hex(ctx.waves.vgpr[0, 1, 0]) == hex(expected)
+
+
+def max_pool_input_gradient(x: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """The model: 3x3 windows, stride 3, over x padded by 1 (-inf) into an 8x8 grid; each window's
+    output gradient goes to the element equal to its maximum."""
+    padded = np.full((8, 8), -np.inf, np.float32)
+    padded[1:6, 1:6] = x
+    result = np.zeros((8, 8), np.float32)
+    for wy in range(2):
+        for wx in range(2):
+            window = padded[3 * wy:3 * wy + 3, 3 * wx:3 * wx + 3]
+            result[3 * wy:3 * wy + 3, 3 * wx:3 * wx + 3] += np.where(window == window.max(), grad[wy, wx], 0)
+    return result
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+@pytest.mark.parametrize("target", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_tinygrads_max_pool2d_backward_kernel_on_cdna(engine_name, target, seed):
+    """The kernel of tinygrad's test_max_pool2d_ceil_mode_output_size_reduce_by_one: its index
+    arithmetic reads 16-bit results as 32-bit values, relying on GFX9 clearing their high halves. With
+    seed 0 (x = 0..24) the gradient lands on x[1,1]=6, x[1,4]=9, x[4,1]=21, x[4,4]=24: padded (2,2), (2,5),
+    (5,2), (5,5)."""
+    rng = np.random.default_rng(seed)
+    x = np.arange(25, dtype=np.float32).reshape(5, 5) if seed == 0 else rng.standard_normal((5, 5)).astype(np.float32)
+    padded = np.full((8, 8), -np.inf, np.float32)
+    padded[1:6, 1:6] = x
+    maxima = np.array([[padded[3 * wy:3 * wy + 3, 3 * wx:3 * wx + 3].max() for wx in range(2)] for wy in range(2)],
+                      np.float32)
+    grad = np.ones((2, 2), np.float32)
+    d = Dispatch(target, 64, vgprs=64)
+    out = d.buffer(np.zeros(64, np.float32))
+    arguments = [out] + [d.buffer(a.ravel()) for a in (x, maxima, grad)]
+    d.sgpr_pair(0, d.buffer(np.array([a.address for a in arguments], np.uint64)).address)
+    lanes = np.arange(64, dtype=np.uint32)
+    d.vgpr[0, 0, :] = (lanes % 8) | ((lanes // 8) << 10)  # work-item ids x, y packed as gfx942 has them
+    ctx = run_dispatch(d, (KERNELS / "max_pool2d_backward-gfx942.s").read_text(), engine_name)
+    got = d.device.to_host(out, np.float32).reshape(8, 8)
+    expected = max_pool_input_gradient(x, grad)
+    if seed == 0:
+        assert {tuple(p) for p in np.argwhere(expected)} == {(2, 2), (2, 5), (5, 2), (5, 5)}
+    np.testing.assert_array_equal(got, expected)
+    assert ctx.waves.pc[0] > CODE_BASE
+
+
 # -- the table and where it shows ----------------------------------------------------------------------
 
 
@@ -217,7 +287,7 @@ def test_every_correction_edits_text_its_instructions_have(arch):
     table = corrections.hardware_pseudocode(arch)  # raises if an edit's manual text is missing
     corrected = {corrections.base_name(name) for _, name in table if corrections.of(arch, name)}
     for correction in corrections.CORRECTIONS:
-        if arch in correction.archs and correction.modifier is None:
+        if arch in correction.archs and correction.operand_rule is None:
             assert set(correction.instructions) <= corrected, correction.rule
             assert correction.rule and correction.evidence
 

@@ -242,7 +242,7 @@ def bind_valu(inst: Instruction, ctx: Context) -> Bound | None:
     if op is None:
         return None
     ops = valu.operands_of(inst, op)
-    if ops.clamp or ops.omod or ops.dpp is not None:
+    if ops.clamp or ops.omod or ops.dpp is not None or ops.zeroes_high_half:
         return None
     words = Operands()
     try:

@@ -17,7 +17,8 @@ the hardware around it is done here, from AMD's ISA manuals:
     dst_unused pads the rest with 0, sign-extends into it, or keeps it), compare bits to VCC or an
     SGPR pair, VOP3SD's SGPR for the carry (VCC) or D1 (v_mad_u64_u32's carry), EXEC (v_cmpx);
   - output modifiers: omod and clamp of float results, clamp as saturation of integer add/sub; omod
-    is ignored while MODE.IEEE is set where the hardware does so (gpubench/isa/corrections.py);
+    is ignored while MODE.IEEE is set where the hardware does so, and GFX9's 16-bit results clear the
+    high half of their VGPR (gpubench/isa/corrections.py);
   - MODE's float round and denormal modes, when a wave is not in the default (float_modes.py).
 `operands_of(inst)` reads where the operands are from a VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P encoding
 (and their DPP and SDWA forms); vopd.py builds them for each half of a dual-issue instruction.
@@ -91,7 +92,8 @@ class Operands:
     dpp: LanePermutation | None = None  # permutes S0's lanes
     clamp: bool = False
     omod: int = 0
-    omod_ignored_in_ieee_mode: bool = False  # a hardware correction of the target (corrections.py)
+    omod_ignored_in_ieee_mode: bool = False  # hardware corrections of the target (corrections.py)
+    zeroes_high_half: bool = False  # a 16-bit result in the low half clears bits 31:16 (GFX9)
     selects: dict[str, int] = field(default_factory=dict)  # OPSEL, OPSEL_HI, NEG, NEG_HI for the pseudocode
 
 
@@ -245,6 +247,9 @@ class VectorOp:
         float_modifiers = (ops.clamp and kind) or ops.omod
         if ops.omod and not kind or float_modifiers and "BF16" in (dest.fmt or ""):
             raise Unsupported(f"{self.name}: omod/clamp of a {dest.fmt} result is not emulated")
+        low_half = dest.select is None and (dest.bits == 16 and not dest.high or dest.result_half is False)
+        zero_high = ops.zeroes_high_half and low_half
+        width = 32 if zero_high else 16 if dest.bits == 16 else port.width
 
         def write(ctx, waves, g, value):
             if float_modifiers:
@@ -259,8 +264,9 @@ class VectorOp:
                 value = self.float_modes.flushed_output(g, value)
             if dest.select is not None:
                 value = _placed(value, dest.select, ctx.waves.vgpr[waves, dest.reg, :])
-            opnd.write_vector(ctx, waves, dest.reg, value, 16 if dest.bits == 16 else port.width, g.writable,
-                              dest.high)
+            if zero_high:
+                value = value & opnd.HALF
+            opnd.write_vector(ctx, waves, dest.reg, value, width, g.writable, dest.high)
 
         return write
 
@@ -397,7 +403,8 @@ def operands_of(inst: Instruction, op) -> Operands:
         compare_out=compare_out,
         scalar_out=inst["vdst"] if vdst is not None and vdst.type == "OPR_SREG" and root == "VOP3" else None,
         dpp=permutation, clamp=bool(inst.get("clmp", 0)), omod=inst.get("omod", 0),
-        omod_ignored_in_ieee_mode=corrections.modifier_rule(inst.isa.arch, "omod") is not None,
+        omod_ignored_in_ieee_mode=corrections.operand_rule(inst.isa.arch, inst.name, "omod"),
+        zeroes_high_half=corrections.operand_rule(inst.isa.arch, inst.name, "zero-high-half"),
         selects=_selects(inst))
 
 
