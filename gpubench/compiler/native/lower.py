@@ -623,7 +623,8 @@ class _FunctionLowering:
         """``x OP y`` on Python ints: modulo 2**128 in an i128, the span saying when that is exact."""
         bd = self.b
         if op in ("LShift", "RShift"):
-            if x.span is None and op == "RShift" or y.span is None or y.span[0] < 0:
+            needs_exact_value = op == "RShift" and x.span is None  # >> is not a ring operation
+            if needs_exact_value or y.span is None or y.span[0] < 0:
                 raise self.unsupported(f"{op} of Python ints an i128 may not hold (or by a negative count)")
             fits = bd.icmp_unsigned("<", y.value, ir.Constant(I128, wide.SHIFT_LIMIT))
             if op == "LShift":
