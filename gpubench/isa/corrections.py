@@ -135,6 +135,31 @@ def _trigonometry(bits: int) -> Correction:
         ((f"(S0.{t} * {bits}'F(PI * 2.0))", f"((S0.{t} - trunc(S0.{t})) * {bits}'F(PI * 2.0))"),))
 
 
+TRIG_PREOP = Correction(
+    ("V_TRIG_PREOP_F64",), ARCHES,
+    "the result is the 53 bits of 2/pi's fraction that start `shift` bits after the binary point "
+    "(floor(frac(2/pi * 2^shift) * 2^53)), scaled by 2^(-53 - shift) (+128 for S0's exponent >= 1968); "
+    "0 from shift 1120 on; a NaN S0 gives S0 quieted",
+    "the manual's text shifts the 1201-bit constant left and keeps its low 53 bits, which read literally "
+    "are 0 for any shift above 0; its comments (\"bits brought into the whole part\") and LLVM's fold of "
+    "llvm.amdgcn.trig.preop (AMDGPUInstCombineIntrinsic.cpp: a 37-word 2/pi table, \"Return 0 for outbound "
+    "segment (hardware behavior)\", a NaN folds to itself quieted) read bits from the top. The bits of 2/pi "
+    "are computed (helpers.two_over_pi: Machin's formula in integers), not typed",
+    (("result = 64'F((1201'B(2.0 / PI)[1200 : 0] << shift.u32) & 1201'0x1fffffffffffff);",
+      "result = two_over_pi_bits(shift.u32);"),
+     ("D0.f64 = ldexp(result, scale)",
+      "if isNAN(S0.f64) then\nD0.f64 = cvtToQuietNAN(S0.f64)\nelse\nD0.f64 = ldexp(result, scale)\nendif")))
+
+CVT_PK_U8 = Correction(
+    ("V_CVT_PK_U8_F32",), ARCHES,
+    "f32_to_u8 rounds to nearest (ties to even) after clamping to [0, 255]; a NaN gives 0 (the manual names "
+    "f32_to_u8 without saying how it rounds)",
+    "inferred, not measured here: a library of bit-exact RDNA4 ALU models (goc_rdna4_v_cvt_pk_u8_f32: "
+    "\"nearest-even rounding, saturation to [0,255] and NaN-to-zero\"), and shadPS4's \"Fix V_CVT_PK_U8_F32 "
+    "rounding, saturation and byte select\" (PR 5194); tinygrad's emulator truncates instead. The byte "
+    "select S1[1:0] and the untouched bytes of S2 are the manual's text",
+    operand_rule="f32_to_u8")
+
 # GFX9's 16-bit VALU operations that clear the high half of their VGPR (LLVM's zeroesHigh16BitsOfDest, in
 # the spec's names: LLVM's V_MAD_F16/U16/I16, V_FMA_F16 and V_DIV_FIXUP_F16 are GFX9's *_LEGACY_* opcodes).
 GFX9_ZEROING_16_BIT = (
@@ -146,7 +171,7 @@ GFX9_ZEROING_16_BIT = (
     "V_MAD_LEGACY_U16", "V_MAD_LEGACY_I16", "V_FMA_LEGACY_F16", "V_DIV_FIXUP_LEGACY_F16")
 
 CORRECTIONS: tuple[Correction, ...] = (
-    *_division(32), *_division(64), _trigonometry(32), _trigonometry(16),
+    *_division(32), *_division(64), _trigonometry(32), _trigonometry(16), TRIG_PREOP, CVT_PK_U8,
     Correction(
         (), ("rdna3", "cdna"),
         "omod (the x2, x4, /2 output modifier) is ignored while MODE.IEEE is set",
@@ -164,6 +189,15 @@ CORRECTIONS: tuple[Correction, ...] = (
         "on GFX9. tinygrad's test_max_pool2d_ceil_mode_output_size_reduce_by_one on gfx942/gfx950 reads such a "
         "register as 32 bits",
         operand_rule="zero-high-half"),
+    Correction(
+        (), ("rdna3",),
+        "DPP16 control 0x142 (GFX9's row_bcast:15) executes on gfx11 although LLVM rejects it from GFX10: every "
+        "lane reads lane 0 of its own row (lanes 0, 16, 32, 48 are the sources; like row_share:0), BOUND_CTRL and "
+        "the row/bank masks as for any DPP16 control; the other GFX9-only controls stay unemulated",
+        f"{MEASURED}: the hardware executes row_bcast15 on gfx11 (lanes 0, 16, 32, 48 with bound_ctrl). Which "
+        f"lane each lane reads is inferred: tinygrad's emulator (test/mockgpu/amd/emu.py, row_bcast: the row's "
+        f"first lane), which passes those measured tests; RDNA3's manual lists no 0x142 control",
+        operand_rule="dpp"),
 )
 
 

@@ -312,7 +312,7 @@ def test_generated_source_traces_back_to_the_pcode():
 def test_unsupported_constructs_are_refused_at_compile_time_naming_them():
     cases = {
         ("rdna3", "VOP3Op", "V_READLANE_B32"): "VGPR: cross-lane VGPR access",
-        ("rdna3", "VOP3Op", "V_CVT_PK_U8_F32"): r"f32_to_u8\(\) is not supported",
+        ("cdna", "VOP3Op", "V_CVT_SCALEF32_SR_FP8_F32"): r"f32_to_fp8_sr_scale\(\) is not supported",
         ("rdna3", "SOPKOp", "S_SETREG_B32"): "S_SETREG_B32: ",
         ("cdna", "VOP3Op", "V_DIV_FIXUP_LEGACY_F16_E64"): "the local tmp is a f64 or a f16",
     }

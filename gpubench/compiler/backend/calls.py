@@ -144,6 +144,11 @@ def _ldexp(ops: Ops, args: list[Operand]) -> Operand:
     return ops.arr(f"rt.ldexp({ops.code(x)}, {exponent}, {fmt(x.dtype)})", x.dtype)
 
 
+@lowering("two_over_pi_bits")
+def _two_over_pi_bits(ops: Ops, args: list[Operand]) -> Operand:
+    return ops.arr(f"rt.two_over_pi_bits({ops._as_int(args[0])})", F64)
+
+
 @lowering("fma")
 def _fma(ops: Ops, args: list[Operand]) -> Operand:
     floats_ = [a.dtype for a in args if a.dtype is not None and a.dtype.is_float]
@@ -202,13 +207,14 @@ def _int_to_float(dst: DataType) -> Lowering:
     return lower
 
 
-def _float_to_int(dst: DataType) -> Lowering:
+def _float_to_int(dst: DataType, runtime_fn: str = "float_to_int_saturated") -> Lowering:
+    """Truncating saturated conversions; runtime_fn="float_to_int_nearest": f32_to_u8's rounding."""
     low, high = (-(1 << (dst.bits - 1)), (1 << (dst.bits - 1)) - 1) if dst.is_signed else (0, dst.mask)
 
     def lower(ops: Ops, args: list[Operand]) -> Operand:
         x = _float_arg(ops, args[0])
         box = od.container(dst)
-        return ops.arr(f"rt.float_to_int_saturated({x.code}, {fmt(x.dtype)}, {low}, {high}, {box})", dst)
+        return ops.arr(f"rt.{runtime_fn}({x.code}, {fmt(x.dtype)}, {low}, {high}, {box})", dst)
 
     return lower
 
@@ -240,6 +246,7 @@ def _to_norm(dst: DataType, low: float, scale: int) -> Lowering:
 
 _I16, _U16 = DataType("i", 16), DataType("u", 16)
 LOWERINGS.update({
+    "f32_to_u8": _float_to_int(DataType("u", 8), "float_to_int_nearest"),
     "f16_to_f32": _float_to_float(F32), "bf16_to_f32": _float_to_float(F32), "f32_to_f16": _float_to_float(F16),
     "f32_to_bf16": _float_to_float(BF16), "f32_to_f64": _float_to_float(F64), "f64_to_f32": _float_to_float(F32),
     "i32_to_f32": _int_to_float(F32), "u32_to_f32": _int_to_float(F32), "i32_to_f64": _int_to_float(F64),

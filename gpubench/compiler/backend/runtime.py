@@ -296,6 +296,19 @@ def ldexp(x, n, fmt: Fmt):
     return r
 
 
+_TWO_OVER_PI = None
+
+
+def two_over_pi_bits(shift):
+    """helpers.two_over_pi_bits53 of each shift as float64 (exact), from a table of every shift that has bits."""
+    global _TWO_OVER_PI
+    if _TWO_OVER_PI is None:
+        count = helpers.TWO_OVER_PI_TABLE_BITS - 64
+        _TWO_OVER_PI = np.array([float(helpers.two_over_pi_bits53(k)) for k in range(count)] + [0.0], np.float64)
+    shift = np.asarray(shift).astype(np.int64)
+    return _TWO_OVER_PI[np.where((shift >= 0) & (shift < len(_TWO_OVER_PI) - 1), shift, len(_TWO_OVER_PI) - 1)]
+
+
 def pow2(n, fmt: Fmt):
     """The exact 2**n rounded to fmt."""
     n = np.clip(np.asarray(n).astype(np.int64), -2200, 2200)
@@ -355,6 +368,12 @@ def float_to_int_saturated(x, fmt: Fmt, low: int, high: int, box):
     wide = to_f64(x, fmt)
     clipped = np.clip(np.trunc(np.where(np.isnan(wide), 0.0, wide)), float(low), float(high))
     return clipped.astype(np.int64).astype(box) if high < 2**63 else clipped.astype(np.uint64).astype(box)
+
+
+def float_to_int_nearest(x, fmt: Fmt, low: int, high: int, box):
+    """f32_to_u8: clamp to [low, high], round half to even, NaN -> 0."""
+    wide = to_f64(x, fmt)
+    return np.rint(np.clip(np.where(np.isnan(wide), 0.0, wide), float(low), float(high))).astype(np.int64).astype(box)
 
 
 def float_to_int_wrapped(x, fmt: Fmt):

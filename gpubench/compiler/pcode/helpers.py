@@ -7,7 +7,8 @@ evaluator runs that instruction's own pseudocode. Helpers whose meaning the manu
 raises UnimplementedHelper naming it.
 
 Semantics chosen where the manual only names the helper, from the instructions' descriptions:
-  - float -> int conversions truncate toward zero, map NaN to 0 and clamp to the integer range;
+  - float -> int conversions truncate toward zero, map NaN to 0 and clamp to the integer range, but
+    ``f32_to_u8`` (V_CVT_PK_U8_F32) rounds to nearest even (isa/corrections.py says why);
   - float -> float conversions round in the current mode and quiet a signaling NaN, keeping its payload;
   - ``*_to_snorm`` / ``*_to_unorm`` clamp to [-1, 1] / [0, 1], scale by 32767 / 65535, round to nearest
     even; ``u32_to_u16`` / ``i32_to_i16`` saturate;
@@ -17,6 +18,7 @@ Semantics chosen where the manual only names the helper, from the instructions' 
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -57,7 +59,6 @@ _NOT_MODELLED: tuple[tuple[str, str], ...] = (
     (r"ConvertFromFormat|ConvertToFormat", "buffer/image data-format conversion belongs to the memory model"),
     (r"\w*(fp8|bf8|fp6|bf6|fp4)\w*", "the OCP 8/6/4-bit float formats and block scaling are not modelled"),
     (r"\w*_(sr|SR)|float32", "stochastic rounding (and the raw-mantissa float32() it uses) is not modelled"),
-    (r"f32_to_u8", "the manual does not state how V_CVT_PK_U8_F32 rounds"),
     (
         (
             r"CheckBarrierComplete|InWorkgroup|IsM0|PrefetchScalarData|PrefetchScalarInst|ReallocVgprs"
@@ -366,7 +367,22 @@ def _to_norm(dst: DataType, low: float, scale: int) -> Helper:
     return conversion
 
 
+def _float_to_int_nearest(dst: DataType) -> Helper:
+    """V_CVT_PK_U8_F32's f32_to_u8: clamp to the range, round half to even, NaN -> 0 (the manual does not
+    say how it rounds; a hardware correction documents the choice, isa/corrections.py)."""
+    low, high = (-(1 << (dst.bits - 1)), (1 << (dst.bits - 1)) - 1) if dst.is_signed else (0, dst.mask)
+
+    def conversion(rounding: int, x: Value) -> Value:
+        value = float_value(_float_arg(x))
+        if math.isnan(value):
+            return from_int(dst, 0)
+        return from_int(dst, round(min(max(value, float(low)), float(high))))  # round(): ties to even
+
+    return conversion
+
+
 _CONVERSIONS: dict[str, Helper] = {
+    "f32_to_u8": _float_to_int_nearest(DataType("u", 8)),
     "f16_to_f32": _float_to_float(F32),
     "bf16_to_f32": _float_to_float(F32),
     "f32_to_f16": _float_to_float(F16),
@@ -402,6 +418,54 @@ _CONVERSIONS: dict[str, Helper] = {
     "f32_to_unorm": _to_norm(DataType("u", 16), 0.0, 65535),
 }
 HELPERS.update(_CONVERSIONS)
+
+
+# --- the 2/pi table of V_TRIG_PREOP_F64 ------------------------------------------------------------
+
+TWO_OVER_PI_TABLE_BITS = 1184  # the hardware's table, after LLVM (see two_over_pi_bits)
+
+
+def _arctan_inverse(n: int, one: int) -> int:
+    """atan(1/n) in fixed point (``one`` = 1.0), truncated term by term."""
+    total, power, k, sign = 0, one // n, 1, 1
+    while power:
+        total += sign * (power // k)
+        power //= n * n
+        k, sign = k + 2, -sign
+    return total
+
+
+@functools.cache
+def two_over_pi(bits: int) -> int:
+    """floor(2/pi * 2**bits): the first ``bits`` bits of 2/pi's fraction (2/pi < 1), from Machin's
+    pi = 16 atan(1/5) - 4 atan(1/239) in integers with 64 guard bits (each truncated term is off by
+    less than one unit, so pi is within a few hundred units of 2**-(bits+64)); the floor is checked to
+    be the same from both ends of that interval."""
+    guard = 64
+    one = 1 << (bits + guard)
+    pi = 16 * _arctan_inverse(5, one) - 4 * _arctan_inverse(239, one)
+    slack = 1 << 10
+    low, high = (2 << (2 * (bits + guard))) // (pi + slack), (2 << (2 * (bits + guard))) // (pi - slack)
+    low, high = low >> guard, high >> guard
+    if low != high:
+        raise ArithmeticError(f"2/pi to {bits} bits is not settled by {guard} guard bits")
+    return low
+
+
+def two_over_pi_bits53(shift: int) -> int:
+    """The 53 bits of 2/pi's fraction that start ``shift`` bits after the binary point (bit 0 of the
+    fraction first): floor(frac(2/pi * 2**shift) * 2**53). 0 from shift 1120 on, as LLVM's fold of
+    llvm.amdgcn.trig.preop says the hardware does (its table is 37 words; it reads three from shift / 32)."""
+    if not 0 <= shift < TWO_OVER_PI_TABLE_BITS - 64:
+        return 0
+    return (two_over_pi(TWO_OVER_PI_TABLE_BITS) >> (TWO_OVER_PI_TABLE_BITS - 53 - shift)) & ((1 << 53) - 1)
+
+
+@_helper("two_over_pi_bits")
+def two_over_pi_bits(rounding: int, shift: Value) -> Value:
+    """V_TRIG_PREOP_F64's table look-up (a hardware correction names it, isa/corrections.py): the 53-bit
+    integer two_over_pi_bits53(shift) as a double (exact)."""
+    return convert(Value(None, two_over_pi_bits53(int_value(shift))), F64, floats.ROUND_NEAREST_EVEN)
 
 
 @_helper("nop", "s_nop")

@@ -12,7 +12,9 @@ DPP16 ``dpp_ctrl`` (9 bits), in rows of 16 lanes (a wave32 has 2, a wave64 4):
     0x130/0x134/0x138/0x13C          wave_shl/rol/shr/ror:1 (GFX9/CDNA only): lane j reads j+1 / j-1 in the wave
     0x140 row_mirror                 lane j reads lane 15-j of its row
     0x141 row_half_mirror            lane j reads lane 7-j of its half row
-    0x142/0x143 row_bcast:15/31      (GFX9/CDNA only) rows read lane 15 of the previous row / lane 31
+    0x142/0x143 row_bcast:15/31      (GFX9/CDNA only) rows read lane 15 of the previous row / lane 31;
+                                     gfx11 executes 0x142 too (LLVM rejects it from GFX10): every lane
+                                     reads lane 0 of its row (a hardware correction, isa/corrections.py)
     0x150-0x15F row_share:n          (gfx10+; gfx90a+ row_newbcast) every lane reads lane n of its row
     0x160-0x16F row_xmask:n          (gfx10+) lane j reads lane j ^ n of its row
 A source lane outside the row (or wave), or an inactive one when FI (fetch inactive) is 0, is
@@ -30,10 +32,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpubench.emu.ops import Unsupported
+from gpubench.isa import corrections
 from gpubench.isa.decoder import DPP8, DPP16, Instruction
 
 ROW, BANK = 16, 4
 DPP8_FI = DPP8[1]
+ROW_BCAST15 = 0x142
 GFX9_ONLY = (0x130, 0x134, 0x138, 0x13C, 0x142, 0x143)  # wave shifts and row broadcasts
 
 
@@ -79,11 +83,12 @@ def for_instruction(inst: Instruction, wave_size: int) -> LanePermutation | None
 def _dpp16(inst: Instruction, wave_size: int) -> LanePermutation:
     assert inst["src0"] == DPP16
     ctrl = inst["dpp"]
-    if ctrl in GFX9_ONLY and inst.isa.arch != "cdna":
+    gfx11_bcast15 = ctrl == ROW_BCAST15 and corrections.operand_rule(inst.isa.arch, inst.name, "dpp")
+    if ctrl in GFX9_ONLY and inst.isa.arch != "cdna" and not gfx11_bcast15:
         raise Unsupported(f"{inst.name}: DPP control {ctrl:#x} exists on GFX9 only")
     lanes = np.arange(wave_size)
     row_base, j = lanes - lanes % ROW, lanes % ROW
-    source = _dpp16_source(ctrl, lanes, row_base, j, wave_size)
+    source = row_base if gfx11_bcast15 else _dpp16_source(ctrl, lanes, row_base, j, wave_size)
     if source is None:
         raise Unsupported(f"{inst.name}: DPP control {ctrl:#x} is reserved")
     row_enabled = (inst["row_mask"] >> (lanes // ROW % 4)) & 1

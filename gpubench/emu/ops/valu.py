@@ -25,6 +25,8 @@ the hardware around it is done here, from AMD's ISA manuals:
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -259,7 +261,7 @@ class VectorOp:
                     modified = np.where(g.omod_ignored, without_omod, modified)
                 value = modified
             elif self.saturate is not None:
-                value = self.saturate(g.args).reshape(value.shape)
+                value = self.saturate(g.args, value).reshape(value.shape)
             if g.float_mode is not None:
                 value = self.float_modes.flushed_output(g, value)
             if dest.select is not None:
@@ -271,30 +273,48 @@ class VectorOp:
         return write
 
     def _saturation(self):
-        """clamp on an integer result: the exact sum or difference, saturated to the result's range."""
+        """clamp on an integer result: the exact sum, difference or multiply-add (a * b + c, each source
+        in its own width: v_mad_u32_u16's 16-bit factors and 32-bit addend), saturated to the result's
+        range. A destination whose half the pseudocode places (GFX9's v_mad_legacy_u16/i16) keeps the
+        other half as the pseudocode wrote it."""
         dest = self.operands.vdst
         if dest is None or opnd.float_kind(dest.fmt):
             return None
         stem = self.name.removeprefix("V_").removeprefix("PK_").split("_")[0]
         fmt = dest.fmt or ""
+        packed = "PK2" in fmt
         bits = 16 if "16" in fmt else 32
-        signed = "_I" in fmt
-        if stem not in SATURATING or "64" in fmt:
+        # the signedness of the operation: its result's format, or (b16 results) its name
+        signed = "_I" in fmt or ("_B" in fmt and re.search(r"_I\d+", self.name) is not None)
+        if stem not in SATURATING and stem != "MAD" or "64" in fmt:
             raise Unsupported(f"{self.name}: clamp (saturation) of this integer result is not emulated")
         inputs = [p.name for p in self.op.inputs]
-        first, second = inputs.index("S0"), inputs.index("S1")
+        ports = ("S0", "S1", "S2") if stem == "MAD" else ("S0", "S1")
+        indices = [inputs.index(port) for port in ports]
+        widths = [bits if packed else _integer_width(self.operands.sources[port].fmt, bits) for port in ports]
         lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
-        halves = ((0, 16), (16, 16)) if "PK2" in fmt else ((0, bits),)
+        halves = ((0, 16), (16, 16)) if packed else ((0, bits),)
+        placed = None if dest.result_half is None else 16 if dest.result_half else 0
 
-        def saturated(args):
-            result = np.zeros(args[first].shape, np.uint32)
+        def saturated(args, value):
+            result = np.zeros(args[indices[0]].shape, np.uint32)
             for shift, width in halves:
-                a, b = (_as_int(args[i], shift, width, signed) for i in (first, second))
-                exact = np.clip(SATURATING[stem](a, b), lo, hi)
+                terms = [_as_int(args[i], shift, w, signed) for i, w in zip(indices, widths)]
+                exact = terms[0] * terms[1] + terms[2] if stem == "MAD" else SATURATING[stem](*terms)
+                exact = np.clip(exact, lo, hi)
                 result |= (exact.astype(np.int64) & ((1 << width) - 1)).astype(np.uint32) << np.uint32(shift)
+            if placed is not None:
+                value = value.reshape(-1).astype(np.uint32)
+                return (value & ~np.uint32(0xFFFF << placed)) | (result << np.uint32(placed))
             return result
 
         return saturated
+
+
+def _integer_width(fmt: str | None, default: int) -> int:
+    """The width of an integer operand format (FMT_NUM_U16 -> 16, FMT_NUM_I24 -> 24)."""
+    found = re.search(r"_[BIU](\d+)$", fmt or "")
+    return int(found.group(1)) if found else default
 
 
 def _as_words(values: np.ndarray, words: int) -> np.ndarray:

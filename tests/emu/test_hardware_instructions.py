@@ -1,0 +1,222 @@
+"""Instructions the emulator did not execute before issue 12 (item 6), each against a model written here
+from the manual's prose or LLVM's source (not the evaluator that runs them), on both engines."""
+import numpy as np
+import pytest
+from asm_dispatch import CODE_BASE, Dispatch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpubench.emu import executor
+from gpubench.emu.native import engine
+from gpubench.isa.arch import ISA
+from gpubench.isa.asm import assemble
+
+ENGINES = ("reference", "native")
+LANES = 32
+
+
+def run(text: str, engine_name: str, target: str = "gfx1100", mode: int | None = None, **registers):
+    """One wave runs ``text``; v<n>=per-lane values (padded with the last), s<n>= scalars, mode= MODE."""
+    isa = ISA.get(target)
+    d = Dispatch(target, isa.wave_size, vgprs=32)
+    for name, values in registers.items():
+        values = np.atleast_1d(np.asarray(values, np.uint32))
+        if name.startswith("v"):
+            padded = np.concatenate([values, np.repeat(values[-1:], isa.wave_size - len(values))])
+            d.vgpr[0, int(name[1:]), :] = padded[:isa.wave_size]
+        else:
+            d.waves.sgpr[0, int(name[1:])] = values[0]
+    if mode is not None:
+        d.waves.mode[:] = mode
+    d.device.alloc_at(CODE_BASE, assemble(d.isa, text + "\ns_endpgm\n").data)
+    d.waves.pc[:] = CODE_BASE
+    ctx = d.context()
+    (engine.run if engine_name == "native" else executor.run)(ctx, executor.Watchdog())
+    return ctx
+
+
+def vgpr(ctx, reg, lanes=LANES):
+    return ctx.waves.vgpr[0, reg, :lanes]
+
+
+# -- integer clamp on the multiply-adds ---------------------------------------------------------------
+
+def _signed(value, bits):
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def _saturated(value, bits, signed):
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    return min(max(value, lo), hi) & ((1 << bits) - 1)
+
+
+# (text, factor bits, addend bits, result bits, signed)
+MADS = [("v_mad_u16 v1, v2, v3, v4 clamp", 16, 16, 16, False),
+        ("v_mad_i16 v1, v2, v3, v4 clamp", 16, 16, 16, True),
+        ("v_mad_u32_u16 v1, v2, v3, v4 clamp", 16, 32, 32, False),
+        ("v_mad_i32_i16 v1, v2, v3, v4 clamp", 16, 32, 32, True),
+        ("v_mad_u32_u24 v1, v2, v3, v4 clamp", 24, 32, 32, False),
+        ("v_mad_i32_i24 v1, v2, v3, v4 clamp", 24, 32, 32, True)]
+WORDS = st.lists(st.integers(0, 2**32 - 1), min_size=LANES, max_size=LANES)
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx942"])
+@pytest.mark.parametrize("text,factor,addend,bits,signed", MADS)
+@settings(max_examples=8, deadline=None)
+@given(a=WORDS, b=WORDS, c=WORDS)
+def test_mad_clamp_saturates_the_exact_result(target, text, factor, addend, bits, signed, a, b, c):
+    def value(x, width):
+        return _signed(x, width) if signed else x & ((1 << width) - 1)
+    want = [_saturated(value(x, factor) * value(y, factor) + value(z, addend), bits, signed)
+            for x, y, z in zip(a, b, c)]
+    for engine_name in ENGINES:
+        ctx = run(text, engine_name, target, v1=0, v2=a, v3=b, v4=c)
+        got = vgpr(ctx, 1) & ((1 << bits) - 1)
+        assert list(got) == want, (engine_name, text)
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx942"])
+@pytest.mark.parametrize("name,signed", [("v_pk_mad_u16", False), ("v_pk_mad_i16", True)])
+@settings(max_examples=8, deadline=None)
+@given(a=WORDS, b=WORDS, c=WORDS)
+def test_packed_mad_clamp_saturates_each_half(target, name, signed, a, b, c):
+    def half(x, shift):
+        return _signed(x >> shift, 16) if signed else (x >> shift) & 0xFFFF
+    want = [sum(_saturated(half(x, s) * half(y, s) + half(z, s), 16, signed) << s for s in (0, 16))
+            for x, y, z in zip(a, b, c)]
+    for engine_name in ENGINES:
+        ctx = run(f"{name} v1, v2, v3, v4 clamp", engine_name, target, v1=0, v2=a, v3=b, v4=c)
+        assert list(vgpr(ctx, 1)) == want, engine_name
+
+
+@pytest.mark.parametrize("text,want", [
+    # by hand: 0x100 * 0x100 + 1 = 0x10001 saturates to 0xffff; the high half (op_sel[3]) or the
+    # other half of the VGPR is what the instruction leaves there
+    ("v_mad_u16 v1, v2, v3, v4 clamp", 0xABCD_FFFF),
+    ("v_mad_u16 v1, v2, v3, v4 op_sel:[0,0,0,1] clamp", 0xFFFF_1234),
+    ("v_mad_i16 v1, v2, v3, v4 clamp", 0xABCD_7FFF),
+])
+def test_mad_u16_clamp_by_hand(text, want):
+    for engine_name in ENGINES:
+        ctx = run(text, engine_name, v1=0xABCD_1234, v2=0x100, v3=0x100, v4=1)
+        assert list(vgpr(ctx, 1)) == [want] * LANES, engine_name
+
+
+@pytest.mark.parametrize("text,want", [
+    ("v_mad_legacy_u16 v1, v2, v3, v4 clamp", 0x0000_FFFF),  # GFX9: the high half is cleared
+    ("v_mad_legacy_i16 v1, v2, v3, v4 clamp", 0x0000_7FFF),
+])
+def test_gfx9_legacy_mad_clamp(text, want):
+    for engine_name in ENGINES:
+        ctx = run(text, engine_name, "gfx942", v1=0xABCD_1234, v2=0x100, v3=0x100, v4=1)
+        assert list(vgpr(ctx, 1)) == [want] * LANES, engine_name
+
+
+# -- DPP row_bcast:15 on gfx11 ------------------------------------------------------------------------
+
+def _mov_dpp_row_bcast15(row_mask: int, bound_ctrl: bool) -> str:
+    """v_mov_b32_dpp v1, v0 with DPP control 0x142, which LLVM does not assemble for GFX10+."""
+    return f".byte 0xfa,0x02,0x02,0x7e,0x00,0x42,{0x09 if bound_ctrl else 0x01:#x},{row_mask << 4 | 0xF:#x}"
+
+
+@pytest.mark.parametrize("wave_size", [32, 64])
+def test_gfx11_executes_row_bcast15_from_each_rows_first_lane(wave_size):
+    lanes = np.arange(wave_size)
+    for engine_name in ENGINES:
+        isa = ISA.get("gfx1100", wave_size)
+        d = Dispatch("gfx1100", wave_size, vgprs=32)
+        d.vgpr[0, 0, :] = 100 + lanes
+        d.vgpr[0, 1, :] = 7
+        d.device.alloc_at(CODE_BASE, assemble(isa, _mov_dpp_row_bcast15(0xA, True) + "\ns_endpgm\n").data)
+        d.waves.pc[:] = CODE_BASE
+        ctx = d.context()
+        (engine.run if engine_name == "native" else executor.run)(ctx, executor.Watchdog())
+        row = lanes // 16
+        want = np.where(row % 2 == 1, 100 + lanes - lanes % 16, 7)  # row_mask 0xa: rows 1 and 3 write
+        assert list(ctx.waves.vgpr[0, 1, :]) == list(want), engine_name
+
+
+# -- v_trig_preop_f64 ---------------------------------------------------------------------------------
+
+def _trig_preop_model(x: float, segment: int) -> float:
+    """The 53 bits of 2/pi after ``shift`` fraction bits, from mpmath's 2/pi (not the emulator's)."""
+    import math
+
+    import mpmath
+    exponent = (int(np.float64(x).view(np.uint64)) >> 52) & 0x7FF
+    shift = (segment & 31) * 53 + max(exponent - 1077, 0)
+    if shift >= 1120:  # LLVM: beyond the hardware's table the result is 0
+        return 0.0
+    with mpmath.workprec(1400):
+        bits = int(mpmath.floor(mpmath.frac(2 / mpmath.pi * mpmath.mpf(2) ** shift) * 2**53))
+    scale = -53 - shift + (128 if exponent >= 1968 else 0)
+    return math.ldexp(float(bits), scale)
+
+
+def _f64_words(values):
+    words = np.asarray(values, np.float64).view(np.uint64)
+    return (words & 0xFFFFFFFF).astype(np.uint32), (words >> 32).astype(np.uint32)
+
+
+FINITE_F64 = st.floats(allow_nan=False, allow_infinity=False, width=64)
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1201", "gfx942"])
+@settings(max_examples=6, deadline=None)
+@given(xs=st.lists(FINITE_F64, min_size=LANES, max_size=LANES),
+       segments=st.lists(st.integers(0, 40), min_size=LANES, max_size=LANES))
+def test_trig_preop_reads_two_over_pi_from_the_top(target, xs, segments):
+    low, high = _f64_words(xs)
+    want = [_trig_preop_model(x, s) for x, s in zip(xs, segments)]
+    for engine_name in ENGINES:
+        ctx = run("v_trig_preop_f64 v[4:5], v[0:1], v2", engine_name, target, v0=low, v1=high, v2=segments)
+        got = (vgpr(ctx, 4).astype(np.uint64) | vgpr(ctx, 5).astype(np.uint64) << 32).view(np.float64)
+        assert list(got) == want, engine_name
+
+
+def test_trig_preop_by_hand():
+    # segment 0 of a small input: 2/pi's first 53 bits over 2^53 = 2/pi rounded down to a double
+    import math
+    x = np.float64(1.0)
+    low, high = _f64_words([x, x, x, np.nan])
+    for engine_name in ENGINES:
+        ctx = run("v_trig_preop_f64 v[4:5], v[0:1], v2", engine_name, v0=low, v1=high, v2=[0, 1, 22, 0])
+        got = (vgpr(ctx, 4, 4).astype(np.uint64) | vgpr(ctx, 5, 4).astype(np.uint64) << 32).view(np.float64)
+        assert got[0] == 2 / math.pi or got[0] == np.nextafter(2 / math.pi, 0)
+        assert got[0] + got[1] > got[0] and got[1] < 2.0**-53  # the next 53 bits, scaled by 2^-106
+        assert got[2] == 0.0  # shift 22 * 53 = 1166: past the table
+        assert np.isnan(got[3])
+
+
+# -- v_cvt_pk_u8_f32 ----------------------------------------------------------------------------------
+
+def _u8_model(x: float) -> int:
+    """Clamp to [0, 255], round half to even (Python's round), NaN -> 0."""
+    import math
+    return 0 if math.isnan(x) else round(min(max(x, 0.0), 255.0))
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1201", "gfx942"])
+@settings(max_examples=6, deadline=None)
+@given(xs=st.lists(st.one_of(st.floats(width=32), st.floats(-2.0, 300.0, width=32),
+                             st.integers(-4, 600).map(lambda k: k / 2)), min_size=LANES, max_size=LANES),
+       selects=WORDS, olds=WORDS)
+def test_cvt_pk_u8_rounds_to_nearest_even_into_its_byte(target, xs, selects, olds):
+    bits = np.asarray(xs, np.float32).view(np.uint32)
+    want = []
+    for x, s, old in zip(np.asarray(xs, np.float32), selects, olds):
+        shift = (s & 3) * 8
+        want.append((old & ~(0xFF << shift) & 0xFFFFFFFF) | _u8_model(float(x)) << shift)
+    for engine_name in ENGINES:
+        ctx = run("v_cvt_pk_u8_f32 v1, v2, v3, v4", engine_name, target, v2=bits, v3=selects, v4=olds)
+        assert list(vgpr(ctx, 1)) == want, engine_name
+
+
+def test_cvt_pk_u8_by_hand():
+    # 0.5 -> 0 and 2.5 -> 2 (ties to even), 1.5 -> 2, 254.6 -> 255, 300 -> 255, -3 -> 0, NaN -> 0
+    xs = np.array([0.5, 1.5, 2.5, 254.6, 300.0, -3.0, np.nan, np.inf], np.float32).view(np.uint32)
+    want = [0x11223300, 0x11220244, 0x11023344, 0xFF223344, 0x112233FF, 0x11220044, 0x11003344, 0xFF223344]
+    for engine_name in ENGINES:
+        ctx = run("v_cvt_pk_u8_f32 v1, v2, v3, 0x11223344", engine_name, v2=xs, v3=[0, 1, 2, 3, 0, 1, 2, 3])
+        assert list(vgpr(ctx, 1, 8)) == want, engine_name
