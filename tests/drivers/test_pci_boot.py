@@ -1,5 +1,5 @@
-"""MOCKPCI (issue 10): tinygrad's AM driver, unmodified, finds an emulated gfx1100 or gfx1201 on PCI
-and boots it (AMDev) offline, through sysfs, config space, BAR mmaps, the register file and
+"""MOCKPCI (issue 10): tinygrad's AM driver, unmodified, finds an emulated gfx1100, gfx1201, gfx942 or
+gfx950 on PCI and boots it (AMDev) offline, through sysfs, config space, BAR mmaps, the register file and
 gpubench's firmware seam; then tinygrad's AMD device computes on it through the compute and SDMA
 queues AM starts, over the page tables AM writes. Run in a fresh process (pci_boot_client.py), since tinygrad reads
 DEV when it is imported."""
@@ -17,10 +17,13 @@ from gpubench.emu.soc import chips
 CLIENT = Path(__file__).resolve().parent / "pci_boot_client.py"
 PSP_BOOTLOADER_ORDER = [0x80000, 0x10000000, 0x10000, 0xB0000, 0xD0000, 0xC0000, 0xE0000, 0x20000]  # KDB ... SOSDRV
 GFX_FW_RLC_G, GFX_FW_RS64_MEC, GFX_FW_SMU = 0x8, 0x59, 0x12
+GFX_FW_CP_MEC, GFX_FW_REG_LIST, GFX_FW_SDMA0 = 0x4, 0x43, 0x9
+GFX_FW_P2S_TABLE = 0x81
 SMU_SET_DRIVER_DRAM_HIGH, SMU_SET_DRIVER_DRAM_LOW, SMU_ENABLE_ALL_FEATURES = 14, 15, 6
 
 
-TARGETS = ["gfx1100", "gfx1201"]
+TARGETS = ["gfx1100", "gfx1201", "gfx942", "gfx950"]
+CDNA = ("gfx942", "gfx950")
 
 
 @pytest.fixture(scope="module", params=TARGETS)
@@ -57,16 +60,25 @@ def test_am_boots_every_block_cold_and_marks_the_gpu_booted(booted):
 
 def test_psp_loads_the_sos_components_in_bootloader_order_then_every_firmware(booted):
     assert booted["psp_components"] == PSP_BOOTLOADER_ORDER
-    assert {GFX_FW_RLC_G, GFX_FW_RS64_MEC, GFX_FW_SMU} <= set(booted["psp_firmware"])
-    assert booted["rlc_autoloaded"]
-    if booted["target"] == "gfx1100":  # MP0 v14 (gfx1201) sets up its TMR at boot: AM sends no SETUP_TMR
-        assert booted["psp_tmr"][1] > 0
+    if booted["target"] in CDNA:  # gfx9: the MEC with its jump table, the RLC's register list, no autoload
+        assert {GFX_FW_RLC_G, GFX_FW_CP_MEC, GFX_FW_REG_LIST, GFX_FW_SDMA0} <= set(booted["psp_firmware"])
+        assert (GFX_FW_P2S_TABLE in booted["psp_firmware"]) == (booted["target"] == "gfx942")  # MP1 13.0.12: none
+        assert not booted["rlc_autoloaded"]
     else:
+        assert {GFX_FW_RLC_G, GFX_FW_RS64_MEC, GFX_FW_SMU} <= set(booted["psp_firmware"])
+        assert booted["rlc_autoloaded"]
+    if booted["target"] == "gfx942":  # MP0 13.0.6 sets its TMR at boot, and AM says so with an empty SETUP_TMR
+        assert booted["psp_tmr"] == [0, 0]
+    elif booted["target"] in ("gfx1100", "gfx950"):
+        assert booted["psp_tmr"][1] > 0
+    else:  # MP0 v14 (gfx1201) sets up its TMR at boot: AM sends no SETUP_TMR
         assert booted["psp_tmr"] is None
 
 
 def test_smu_gets_the_driver_table_and_enables_its_features(booted):
-    assert booted["smu_messages"][:3] == [SMU_SET_DRIVER_DRAM_HIGH, SMU_SET_DRIVER_DRAM_LOW, SMU_ENABLE_ALL_FEATURES]
+    expected = [13, 14, 5] if booted["target"] in CDNA else [SMU_SET_DRIVER_DRAM_HIGH, SMU_SET_DRIVER_DRAM_LOW,
+                                                              SMU_ENABLE_ALL_FEATURES]  # SMU 13.0.6/13.0.12's ids
+    assert booted["smu_messages"][:3] == expected
     assert booted["smu_driver_table"] == booted["driver_table_mc"] and booted["smu_features"]
 
 
@@ -75,10 +87,21 @@ def test_register_writes_land_where_am_reads_them_back(booted):
     assert booted["mec_doorbell_range"] == [0, 0xF8]
 
 
+def test_every_xcc_and_aid_is_an_instance_am_programs(booted):
+    """MI300/MI350: eight XCCs with their own registers (each XCC's MEC doorbell range, reached through the
+    indirect window past XCC 0), four live AIDs, whose doorbell routing AM writes through PCIE_INDEX2/DATA2."""
+    if booted["target"] not in CDNA:
+        assert booted["xccs"] == 1 and booted["aids"] == [0]
+        return
+    assert booted["xccs"] == 8 and booted["aids"] == [0, 1, 2, 3]
+    assert booted["mec_doorbell_ranges"] == [[0x100 * x, 0x100 * x + 0xF8] for x in range(8)]
+    assert booted["remote_aid_registers"] == [1, 2, 3]
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_tinygrad_computes_on_the_gpu_am_booted(target):
     computed = run_client(target, "tensor")
-    assert computed["arch"] == target
+    assert computed["arch"] == target and computed["first_seconds"] < 10
     assert computed["first"] == [3.0, 5.0, 7.0]
     assert computed["product"] == [[float(sum(range(4 * r, 4 * r + 4)))] * 4 for r in range(4)]
     assert computed["total"] == (1 << 16) * ((1 << 16) - 1) // 2

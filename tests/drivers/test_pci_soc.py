@@ -17,14 +17,15 @@ from gpubench.emu.soc import chips, discovery, regmap
 from gpubench.emu.soc.firmware import stand_in
 from gpubench.emu.soc.registers import Register, RegisterFile
 
-HEADER_MODULES = {chips.MP0: "mp", chips.NBIF: "nbio", chips.MMHUB: "mmhub", chips.GC: "gc", chips.OSSSYS: "osssys"}
+HEADER_MODULES = {chips.MP0: "mp", chips.NBIF: "nbio", chips.MMHUB: "mmhub", chips.GC: "gc", chips.OSSSYS: "osssys",
+                  chips.SDMA0: "sdma"}
 
 
 def header_module(hw_id: int, version) -> tuple[str, tuple]:
     """Which of AMD's register headers AM reads a block's registers from."""
     if hw_id == chips.MP1:
         return "mp", (11, 0, 0)
-    if hw_id == chips.NBIF and version >= (6, 0, 0):
+    if hw_id == chips.NBIF and version[0] == 6:
         return "nbif", version  # NBIO became NBIF with the RDNA4 parts
     return HEADER_MODULES[hw_id], version
 
@@ -71,14 +72,28 @@ def gc_table(chip: chips.Chip):
 
 @pytest.mark.parametrize("target", sorted(chips.CHIPS))
 def test_shader_layout_am_computes_is_what_mockkfd_reports(target):
-    gc = gc_table(chips.CHIPS[target])
-    kfd = gpu_properties(target, 0)
-    cu_per_array = 2 * (gc.gc_num_wgp0_per_sa + gc.gc_num_wgp1_per_sa)
-    arrays = gc.gc_num_sa_per_se * gc.gc_num_se
-    assert (cu_per_array, arrays, 2 * cu_per_array * arrays) == \
-        (kfd["cu_per_simd_array"], kfd["array_count"], kfd["simd_count"])
+    chip = chips.CHIPS[target]
+    gc, kfd = gc_table(chip), gpu_properties(target, 0)
+    xccs = len(chip.instances(chips.GC))
+    if gc.header.version_major == 2:  # CDNA: CUs per array, per XCC
+        cu_per_array, arrays = gc.gc_num_cu_per_sh, gc.gc_num_sh_per_se * gc.gc_num_se * xccs
+    else:
+        cu_per_array = 2 * (gc.gc_num_wgp0_per_sa + gc.gc_num_wgp1_per_sa)
+        arrays = gc.gc_num_sa_per_se * gc.gc_num_se
+        assert 2 * cu_per_array * arrays == kfd["simd_count"]
+    assert (cu_per_array, arrays, xccs) == (kfd["cu_per_simd_array"], kfd["array_count"], kfd["num_xcc"])
     assert (gc.gc_lds_size, gc.gc_max_waves_per_simd, gc.gc_max_scratch_slots_per_cu) == \
         (kfd["lds_size_in_kb"], kfd["max_waves_per_simd"], kfd["max_slots_scratch_cu"])
+
+
+@pytest.mark.parametrize("target", ["gfx942", "gfx950"])
+def test_cdna_parts_list_eight_xccs_four_aids_and_sixteen_sdma_engines_at_distinct_bases(target):
+    adev = am_discovery(chips.CHIPS[target])
+    assert sorted(adev.regs_offset[am.GC_HWIP]) == list(range(8))
+    assert sorted(adev.regs_offset[am.MMHUB_HWIP]) == list(range(4))
+    assert sorted(adev.regs_offset[am.SDMA0_HWIP]) == list(range(16))
+    bases = [b[0] for hwip in (am.GC_HWIP, am.MMHUB_HWIP, am.SDMA0_HWIP) for b in adev.regs_offset[hwip].values()]
+    assert len(set(bases)) == len(bases)
 
 
 def test_tables_carry_the_checksums_amdgpu_verifies():
@@ -111,6 +126,8 @@ FIRMWARE = {
                 "gc_11_0_0_rlc.bin"],
     "gfx1201": ["psp_14_0_3_sos.bin", "smu_14_0_3.bin", "sdma_7_0_1.bin", "gc_12_0_1_pfp.bin", "gc_12_0_1_me.bin",
                 "gc_12_0_1_mec.bin", "gc_12_0_1_imu.bin", "gc_12_0_1_rlc.bin"],
+    "gfx942": ["psp_13_0_6_sos.bin", "smu_13_0_6.bin", "sdma_4_4_2.bin", "gc_9_4_3_mec.bin", "gc_9_4_3_rlc.bin"],
+    "gfx950": ["psp_13_0_12_sos.bin", "sdma_4_4_4.bin", "gc_9_5_0_mec.bin", "gc_9_5_0_rlc.bin"],  # MP1 13.0.12: no SMU
 }
 
 
@@ -133,9 +150,18 @@ def test_am_parses_the_stand_in_firmware(target):
     assert requested == FIRMWARE[target]
     assert {am.PSP_FW_TYPE_PSP_SOS, am.PSP_FW_TYPE_PSP_SYS_DRV, am.PSP_FW_TYPE_PSP_TOC} <= set(firmware.sos_fw)
     loaded = {kind: bytes(data) for kinds, data in firmware.descs for kind in kinds}
-    rlc, mec = FIRMWARE[target][-1], FIRMWARE[target][-3]
+    rlc, mec = FIRMWARE[target][-1], next(name for name in FIRMWARE[target] if name.endswith("_mec.bin"))
     assert loaded[am.GFX_FW_TYPE_RLC_G].startswith(f"gpubench stand-in firmware: {rlc} RLC_G".encode())
-    assert loaded[am.GFX_FW_TYPE_RS64_MEC].startswith(f"gpubench stand-in firmware: {mec} code".encode())
+    if chip.version(chips.GC) < (10, 0, 0):  # gfx9: MEC code and its jump table (GFX v1.0), the RLC's lists (v2.1)
+        assert loaded[am.GFX_FW_TYPE_CP_MEC].startswith(f"gpubench stand-in firmware: {mec} code".encode())
+        assert loaded[am.GFX_FW_TYPE_CP_MEC_ME1].startswith(f"gpubench stand-in firmware: {mec} jump table".encode())
+        assert loaded[am.GFX_FW_TYPE_RLC_RESTORE_LIST_SRM_CNTL].startswith(
+            f"gpubench stand-in firmware: {rlc} SRM_CNTL".encode())
+        assert firmware.sos_fw[am.PSP_FW_TYPE_PSP_RL]
+        assert loaded[am.GFX_FW_TYPE_SDMA0] == loaded[am.GFX_FW_TYPE_SDMA3]
+        assert (am.GFX_FW_TYPE_P2S_TABLE in loaded) == (target == "gfx942")
+    else:
+        assert loaded[am.GFX_FW_TYPE_RS64_MEC].startswith(f"gpubench stand-in firmware: {mec} code".encode())
     sos = bytes(firmware.sos_fw[am.PSP_FW_TYPE_PSP_SOS])
     assert sos.startswith(f"gpubench stand-in firmware: {FIRMWARE[target][0]} SOS".encode())
 
@@ -149,3 +175,18 @@ def test_a_register_with_behaviour_answers_and_the_rest_keep_their_value():
     assert (registers.read(0), registers.read(1), registers.read(2), registers.read(3), answers) == (5, 7, 42, 9, [9])
     registers.write(100, 3)  # past the BAR: reached through the indirect window
     assert registers.read(100) == 3
+
+
+def test_gmc_v9_pdb0_entries_are_2mib_pages_unless_they_translate_further():
+    """AM's own PTE flags (gmc_v9 'translate further' mode) for a 2 MiB page at PDB0, a PDB0 table entry and a 1 GiB
+    page at PDB1, as the GPUVM walk reads them."""
+    from gpubench.emu.soc import mmu
+    gmc = amdev.AM_GMC.__new__(amdev.AM_GMC)
+    gmc.adev = types.SimpleNamespace(ip_ver={am.GC_HWIP: (9, 4, 3)}, soc=types.SimpleNamespace(
+        module=import_module("soc", (9, 0, 0))))
+    flags = amdev.AM_GMC.get_pte_flags.__wrapped__
+    huge_page = mmu.HUGE_PAGE[9]
+    assert huge_page(mmu.PDB0, flags(gmc, am.AMDGPU_VM_PDB0, False, 0, False, False, False, True))
+    assert not huge_page(mmu.PDB0, flags(gmc, am.AMDGPU_VM_PDB0, True, 0, False, False, False, True))
+    assert huge_page(1, flags(gmc, am.AMDGPU_VM_PDB1, False, 0, False, False, False, True))
+    assert not huge_page(1, flags(gmc, am.AMDGPU_VM_PDB1, True, 0, False, False, False, True))

@@ -24,7 +24,7 @@ class IPBlock:
 
 @dataclass(frozen=True)
 class ShaderLayout:
-    """The GC table (gc_info v1: RDNA, counted in WGPs) of the chip."""
+    """The GC table of the chip, per XCC: gc_info v1 (RDNA, counted in WGPs) or v2 (CDNA, counted in CUs)."""
 
     shader_engines: int
     arrays_per_engine: int
@@ -36,6 +36,8 @@ class ShaderLayout:
     max_waves_per_simd: int
     max_scratch_slots_per_cu: int
     lds_kib: int
+    cus_per_array: int = 0  # gc_info v2 only
+    table_version: tuple[int, int] = (1, 0)
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class Chip:
 
     def base(self, hw_id: int, segment: int, instance: int = 0) -> int:
         return next(b.bases[segment] for b in self.blocks if b.hw_id == hw_id and b.instance == instance)
+
+    def instances(self, hw_id: int) -> list[int]:
+        return sorted(b.instance for b in self.blocks if b.hw_id == hw_id)
 
 
 # register segment bases of RDNA parts (navi10_ip_offset.h; Navi2x, Navi3x and Navi4x report the same)
@@ -72,6 +77,29 @@ def rdna_blocks(gc, sdma, mmhub, hdp, osssys, nbif, mp) -> tuple[IPBlock, ...]:
             IPBlock(MP1, 0, mp, RDNA_MP))
 
 
+# CDNA3/CDNA4 parts (MI300X, MI350X): eight XCCs (GC instances) on four AIDs, each AID with an MMHUB and
+# four SDMA engines. Instance 0 of each block sits at Vega's register bases (vega10_ip_offset.h); instance
+# k at k * INSTANCE_STRIDE above them, past the MMIO BAR, where a driver reaches it through the NBIO's
+# indirect window. The spacing is the emulator's choice, named in the discovery table as hardware
+# names its own: a driver that reads the bases (AM, amdgpu) finds every instance there.
+INSTANCE_STRIDE = 0x100000
+CDNA_GC, CDNA_SDMA, CDNA_MMHUB = (0x2000, 0xA000), (0x1260,), (0x1A000,)
+CDNA_HDP, CDNA_OSSSYS, CDNA_MP = (0xF20,), (0x10A0,), (0x16000,)
+CDNA_NBIO = (0x0, 0x14, 0xD20, 0x10400, 0x241B000, 0x4040000, 0x4080000, 0x40C0000, 0x4100000)
+XCCS, AIDS, SDMAS_PER_AID = 8, 4, 4
+
+
+def _instances(hw_id: int, count: int, version, bases) -> tuple[IPBlock, ...]:
+    return tuple(IPBlock(hw_id, k, version, tuple(b + k * INSTANCE_STRIDE for b in bases)) for k in range(count))
+
+
+def cdna_blocks(gc, sdma, mmhub, hdp, osssys, nbio, mp) -> tuple[IPBlock, ...]:
+    return (_instances(GC, XCCS, gc, CDNA_GC) + _instances(SDMA0, AIDS * SDMAS_PER_AID, sdma, CDNA_SDMA)
+            + _instances(MMHUB, AIDS, mmhub, CDNA_MMHUB)
+            + (IPBlock(HDP, 0, hdp, CDNA_HDP), IPBlock(OSSSYS, 0, osssys, CDNA_OSSSYS),
+               IPBlock(NBIF, 0, nbio, CDNA_NBIO), IPBlock(MP0, 0, mp, CDNA_MP), IPBlock(MP1, 0, mp, CDNA_MP)))
+
+
 CHIPS = {
     # Radeon RX 7900 XTX (Navi31): 6 shader engines of 2 arrays of 4 WGPs (96 CUs), 24 GiB
     "gfx1100": Chip("gfx1100", 0x744C, 24 << 30, 0x8000000000,
@@ -81,4 +109,13 @@ CHIPS = {
     "gfx1201": Chip("gfx1201", 0x7550, 16 << 30, 0x8000000000,
                     rdna_blocks((12, 0, 1), (7, 0, 1), (4, 1, 0), (7, 0, 0), (7, 0, 0), (6, 3, 1), (14, 0, 3)),
                     ShaderLayout(4, 2, 4, 4, 16, 1536, 32, 16, 32, 64)),
+    # Instinct MI300X (Aqua Vanjaram, GC 9.4.3): per XCC 4 shader engines of one array of 10 CUs, 192 GiB
+    "gfx942": Chip("gfx942", 0x74A1, 192 << 30, 0x8000000000,
+                   cdna_blocks((9, 4, 3), (4, 4, 2), (1, 8, 0), (4, 4, 2), (4, 4, 2), (7, 9, 0), (13, 0, 6)),
+                   ShaderLayout(4, 1, 0, 4, 16, 512, 64, 8, 32, 64, cus_per_array=10, table_version=(2, 0))),
+    # Instinct MI350X (GC 9.5.0): per XCC 4 shader engines of one array of 8 CUs, 160 KiB of LDS, 288 GiB.
+    # IH and HDP as on MI300 (AM 0.14.0 programs IH 4.4.2's registers on it)
+    "gfx950": Chip("gfx950", 0x75A0, 288 << 30, 0x8000000000,
+                   cdna_blocks((9, 5, 0), (4, 4, 4), (1, 8, 1), (4, 4, 2), (4, 4, 2), (7, 9, 1), (13, 0, 12)),
+                   ShaderLayout(4, 1, 0, 4, 16, 512, 64, 8, 32, 160, cus_per_array=8, table_version=(2, 0))),
 }

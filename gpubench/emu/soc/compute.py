@@ -26,7 +26,7 @@ class CommandProcessor(EmulatedGPU):
                  watchdog: executor.Watchdog = executor.Watchdog()):
         super().__init__(soc.chip.target, self._report, lds_bytes, watchdog)
         self.bar_doorbells = doorbells.view(np.uint64)
-        self.by_engine: dict[tuple, int] = {}
+        self.by_engine: dict[tuple, int] = {}  # (ring address, hardware queue) -> queue id
         soc.gpuvm = GPUVM(soc, self.memory, self.lock, system_address)
         soc.command_processor = self
 
@@ -36,11 +36,14 @@ class CommandProcessor(EmulatedGPU):
         log.log(level, "cp: %s %s", interrupt.kind, interrupt.message or interrupt.fault or "")
 
     def start(self, hqd: HardwareQueueDescriptor) -> None:
-        queue = self.create_queue(hqd.kind, hqd.ring_address, hqd.ring_bytes, hqd.read_pointer_address,
-                                  hqd.write_pointer_address, doorbell_at=(self.bar_doorbells, hqd.doorbell))
-        self.by_engine[hqd.engine] = queue.queue_id
+        shared = next((queue_id for (ring, _), queue_id in self.by_engine.items() if ring == hqd.ring_address), None)
+        if shared is None:  # several XCCs' HQDs on one ring are one queue (gfx.py)
+            queue = self.create_queue(hqd.kind, hqd.ring_address, hqd.ring_bytes, hqd.read_pointer_address,
+                                      hqd.write_pointer_address, doorbell_at=(self.bar_doorbells, hqd.doorbell))
+            shared = queue.queue_id
+        self.by_engine[(hqd.ring_address, hqd.engine)] = shared
 
     def stop(self, hqd: HardwareQueueDescriptor) -> None:
-        queue_id = self.by_engine.pop(hqd.engine, None)
-        if queue_id is not None:
+        queue_id = self.by_engine.pop((hqd.ring_address, hqd.engine), None)
+        if queue_id is not None and queue_id not in self.by_engine.values():
             self.destroy_queue(queue_id)

@@ -23,6 +23,7 @@ DIE_INFO = struct.Struct("<HH")  # die id, die offset
 DIE_HEADER = struct.Struct("<HH")  # die id, number of IPs
 IP_ENTRY = struct.Struct("<HBBBBBB")  # hw id, instance, bases, major, minor, revision, variant/sub-revision
 GC_INFO_V1_0 = struct.Struct("<IHHI19I")
+GC_INFO_V2_0 = struct.Struct("<IHHI17I")
 IP_DISCOVERY_VERSION = 4  # ip_v4 entries; bases are 32-bit (base_addr_64_bit clear)
 MAX_DIES = 16
 
@@ -44,6 +45,11 @@ def _ip_table(chip: Chip, offset: int) -> bytes:
 
 def _gc_table(chip: Chip) -> bytes:
     s = chip.shaders
+    if s.table_version == (2, 0):  # CDNA: CUs per shader array
+        fields = (s.shader_engines, s.cus_per_array, s.arrays_per_engine, s.render_backends_per_engine, s.gl2_channels,
+                  s.vgprs_per_simd, 0, 0, 0, 0, 0, s.wave_size, s.max_waves_per_simd, s.max_scratch_slots_per_cu,
+                  s.lds_kib, 1, 4)
+        return GC_INFO_V2_0.pack(GC_TABLE_ID, 2, 0, GC_INFO_V2_0.size, *fields)
     fields = (s.shader_engines, s.wgps_per_array, 0, s.render_backends_per_engine, s.gl2_channels, s.vgprs_per_simd,
               0, 0, 0, 0, 0, s.wave_size, s.max_waves_per_simd, s.max_scratch_slots_per_cu, s.lds_kib, 1,
               s.arrays_per_engine, 4, 0)

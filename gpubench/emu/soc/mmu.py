@@ -1,12 +1,15 @@
 """GPUVM context 0 of the GC hub: the translations the CP and the shaders use, read from the page
-tables the driver wrote in VRAM (GMC v10-v12 formats, amdgpu_vm.h) whenever the driver
+tables the driver wrote in VRAM (GMC v9-v12 formats, amdgpu_vm.h) whenever the driver
 invalidates the hub's TLB (invalidation engine 17, gmc.py).
 
 The walk starts at VM_CONTEXT0_PAGE_TABLE_BASE_ADDR (a VRAM address, bit 0 valid), indexes each
 level with 9 bits of (VA - PAGE_TABLE_START_ADDR) from bit 39 down to bit 12 (PAGE_TABLE_DEPTH 3:
-PDB2, PDB1, PDB0, PTB), and stops at a PTB entry or at a PDE with PDE_PTE set (bit 54, bit 63 on
-gfx12: a 1 GiB or 2 MiB page). A valid page is VRAM (an offset into the chip's VRAM) or, with SYSTEM set, a system
-physical address that `system_address` resolves to a host address. Runs of pages that are contiguous
+PDB2, PDB1, PDB0, PTB), and stops at a PTB entry or at a PDE that is a page (`HUGE_PAGE`, by GMC
+generation: PDE_PTE, bit 54, on gfx10/11 and bit 63 on gfx12, a 1 GiB or 2 MiB page; on gfx9 (GMC
+v9, page tables in "translate further" mode) PDE_PTE above PDB0, and at PDB0 an entry without
+PTE_TF (bit 56), a 2 MiB page; with it the entry names a PTB). A valid page is VRAM (an offset into
+the chip's VRAM) or, with SYSTEM set, a system physical address that `system_address` resolves to
+a host address. Runs of pages that are contiguous
 on both sides become one mapping of the GPU's address space, the TLB the CP and waves use until the
 next invalidation; an invalid or unresolvable entry leaves its range unmapped, so an access
 there is a page fault.
@@ -25,7 +28,15 @@ from gpubench.emu.soc.chips import GC
 log = logging.getLogger("gpubench.soc")
 
 VALID, SYSTEM, WRITEABLE = 1 << 0, 1 << 1, 1 << 6
-PDE_PTE_GFX10, PDE_PTE_GFX12 = 1 << 54, 1 << 63  # a PDE that is a page (huge page), by GMC generation
+PDE_PTE_GFX10, PDE_PTE_GFX12, PTE_TF = 1 << 54, 1 << 63, 1 << 56
+PDB0 = 2  # the level (from the root, PDB2 = 0) whose entries map 2 MiB
+# whether a PDE at a level is a page: by the GC generation whose GMC reads the tables
+HUGE_PAGE = {
+    9: lambda level, entry: not entry & PTE_TF if level == PDB0 else bool(entry & PDE_PTE_GFX10),
+    10: lambda level, entry: bool(entry & PDE_PTE_GFX10),
+    11: lambda level, entry: bool(entry & PDE_PTE_GFX10),
+    12: lambda level, entry: bool(entry & PDE_PTE_GFX12),
+}
 ADDRESS_MASK = 0x0000FFFFFFFFF000
 LEVEL_SHIFTS = (39, 30, 21, 12)
 PAGE = 1 << 12
@@ -35,7 +46,7 @@ class GPUVM:
     def __init__(self, soc, space: AddressSpace, lock, system_address: Callable[[int], int | None]):
         self.soc, self.space, self.lock, self.system_address = soc, space, lock, system_address
         self.mapped: list[int] = []  # bases of the mappings this VM made
-        self.pde_pte = PDE_PTE_GFX12 if soc.chip.version(GC) >= (12, 0, 0) else PDE_PTE_GFX10
+        self.is_page = HUGE_PAGE[soc.chip.version(GC)[0]]
 
     def _register(self, name: str) -> int:
         return self.soc.registers.load(self.soc.address(GC, f"GCVM_CONTEXT0_{name}"))
@@ -59,7 +70,7 @@ class GPUVM:
         for index in np.flatnonzero(entries & np.uint64(VALID)):
             entry = int(entries[index])
             va = base + (int(index) << shift)
-            if level == len(LEVEL_SHIFTS) - 1 or entry & self.pde_pte:
+            if level == len(LEVEL_SHIFTS) - 1 or self.is_page(level, entry):
                 found.append((va, entry & ADDRESS_MASK, bool(entry & SYSTEM), 1 << shift, bool(entry & WRITEABLE)))
             else:
                 self._walk(entry & ADDRESS_MASK, level + 1, va, found)

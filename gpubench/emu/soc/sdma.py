@@ -1,24 +1,26 @@
-"""The SDMA engines' ring registers (SDMA v6 on gfx11: SDMA0_QUEUE0_*, in the GC block): the
+"""The SDMA engines' ring registers (SDMA v6/v7: SDMA0_QUEUE0_*, in the GC block; SDMA v4.4 on
+MI300/MI350: SDMA_GFX_*, in each engine's own block, at the same offsets): the
 driver writes the ring base (>> 8), the read pointer write-back and write pointer poll addresses
 and the doorbell offset, then RB_CNTL with RB_ENABLE and the ring size (log2 of dwords); the
 engine then runs the ring (gpubench/emu/cp/sdma.py) until RB_ENABLE is cleared."""
 from __future__ import annotations
 
-from gpubench.emu.soc.chips import GC
+from gpubench.emu.soc.chips import GC, SDMA0
 from gpubench.emu.soc.gfx import HardwareQueueDescriptor
 from gpubench.emu.soc.registers import Register
 
 RB_ENABLE = 1
-PREFIX = "SDMA0_QUEUE0_"
+RING_REGISTERS = {4: (SDMA0, "SDMA_GFX_"), 6: (GC, "SDMA0_QUEUE0_"), 7: (GC, "SDMA0_QUEUE0_")}  # by SDMA major version
 
 
 class SystemDMA:
     def __init__(self, soc):
         self.soc = soc
+        self.hw_id, self.prefix = RING_REGISTERS[soc.chip.version(SDMA0)[0]]
         self.running: HardwareQueueDescriptor | None = None
 
     def _load(self, name: str) -> int:
-        return self.soc.registers.load(self.soc.address(GC, PREFIX + name))
+        return self.soc.registers.load(self.soc.address(self.hw_id, self.prefix + name))
 
     def _pair(self, low: str, high: str) -> int:
         return (self._load(high) << 32) | self._load(low)
@@ -37,4 +39,4 @@ class SystemDMA:
             self.soc.queue_started(self.running)
 
     def registers(self):
-        return [(GC, PREFIX + "RB_CNTL", Register(on_write=self._ring_control))]
+        return [(self.hw_id, self.prefix + "RB_CNTL", Register(on_write=self._ring_control))]

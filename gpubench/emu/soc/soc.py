@@ -37,16 +37,19 @@ class SoC:
         self.sdma = SystemDMA(self)
         behaviour = {regmap.RCC_CONFIG_MEMSIZE: Register(reset=chip.vram_bytes >> 20)}
         for block in (self.nbio, self.gmc, self.psp, self.smu, self.gfx, self.sdma):
-            for hw_id, name, register in block.registers():
-                behaviour[self.address(hw_id, name)] = register
+            for hw_id, name, register, *instance in block.registers():  # (hw_id, name, register[, instance])
+                behaviour[self.address(hw_id, name, *instance)] = register
         self.registers = RegisterFile(mmio, behaviour, self.gfx.banks())
 
     def address(self, hw_id: int, name: str, instance: int = 0) -> int:
         segment, offset = regmap.offsets(hw_id, self.chip.version(hw_id))[name]
         return self.chip.base(hw_id, segment, instance) + offset
 
-    def read(self, hw_id: int, name: str) -> int:
-        return self.registers.read(self.address(hw_id, name))
+    def has(self, hw_id: int, name: str) -> bool:
+        return name in regmap.offsets(hw_id, self.chip.version(hw_id))
+
+    def read(self, hw_id: int, name: str, instance: int = 0) -> int:
+        return self.registers.read(self.address(hw_id, name, instance))
 
     def queue_started(self, queue) -> None:
         if self.command_processor is not None:
