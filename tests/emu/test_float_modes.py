@@ -9,7 +9,6 @@ import pytest
 from asm_dispatch import Dispatch
 
 import gpubench
-from gpubench.emu.context import ExecutionError
 from gpubench.isa.arch import ISA
 from gpubench.isa.elfwriter import assemble_code_object
 
@@ -334,19 +333,22 @@ amdhsa.version:
     assert list(results[3]) == list(data[:4].view(np.uint32))
 
 
-def test_an_operation_without_directed_rounding_stops_and_flushing_alone_runs():
+def test_an_operation_outside_rounding_py_rounds_in_the_directed_mode_too():
     run = Dispatch("gfx1100", 32, groups=1, waves_per_group=1, vgprs=16)
     run.vgpr[:, 1, :] = 0x00000100  # a denormal
     run("s_denorm_mode 0xc\nv_sqrt_f32 v2, v1")  # f32 denormals flushed, rounding to nearest
     assert run.vgpr[0, 2, 0] == 0
-    with pytest.raises(ExecutionError, match=r"V_SQRT_F32.*directed round mode"):
-        Dispatch("gfx1100", 32)("s_round_mode 0x3\nv_sqrt_f32 v2, v1")
-    # a directed f16/f64 mode does not concern an f32 operation, nor exact ones
-    Dispatch("gfx1100", 32)("s_round_mode 0xc\nv_sqrt_f32 v2, v1\ns_round_mode 0x3\nv_max_f32 v3, v1, v1\n"
-                            "v_floor_f32 v4, v1\nv_cvt_i32_f32 v5, v1")
+    # sqrt(2) = 1.41421356...: nearest (and toward zero) 0x3fb504f3 lies below it, toward +inf is 0x3fb504f4
+    for mode, want in ((0x0, 0x3FB504F3), (0x1, 0x3FB504F4), (0x3, 0x3FB504F3), (0xC, 0x3FB504F3)):
+        run = Dispatch("gfx1100", 32, groups=1, waves_per_group=1, vgprs=16)
+        run.vgpr[:, 1, :] = 0x40000000
+        run(f"s_round_mode {mode:#x}\nv_sqrt_f32 v2, v1\nv_max_f32 v3, v1, v1\nv_floor_f32 v4, v1")
+        assert (run.vgpr[0, 2, 0], run.vgpr[0, 3, 0], run.vgpr[0, 4, 0]) == (want, 0x40000000, 0x40000000), mode
 
 
-def test_salu_float_operations_refuse_modes_other_than_the_default():
-    Dispatch("gfx1150", 32)("s_add_f32 s1, s2, s3")
-    with pytest.raises(ExecutionError, match="S_ADD_F32 under MODE FP_ROUND=0x1"):
-        Dispatch("gfx1150", 32)("s_round_mode 0x1\ns_add_f32 s1, s2, s3")
+def test_salu_float_operations_round_in_the_directed_mode():
+    for mode, want in ((0x0, 0x3F800000), (0x1, 0x3F800001)):  # 1 + 2^-30 rounded to f32
+        run = Dispatch("gfx1150", 32, groups=1, waves_per_group=1, vgprs=16)
+        run.sgpr[:, 2], run.sgpr[:, 3] = 0x3F800000, 0x30800000
+        run(f"s_round_mode {mode:#x}\ns_add_f32 s1, s2, s3")
+        assert run.sgpr[0, 1] == want, mode

@@ -214,7 +214,19 @@ def sqrt(rounding: int, x: Value) -> Value:
     value = float_value(x)
     if math.isnan(value):
         return _nan_or_none(x)
+    if value > 0 and math.isfinite(value):
+        return _same_type(x, _exact_sqrt(Fraction(value)), rounding)
     return _same_type(x, math.sqrt(value) if value >= 0 else math.nan, rounding)
+
+
+def _exact_sqrt(x: Fraction) -> Fraction:
+    """sqrt(x) for a positive binary float x, or (not a square) a value strictly between the same two
+    neighbours of at least 64 significant bits as sqrt(x): either rounds in any mode as sqrt(x) does."""
+    num, d = x.numerator, x.denominator.bit_length() - 1  # x = num / 2**d
+    k = max(-(-d // 2), -(-(130 - num.bit_length() + d) // 2))
+    scaled = num << (2 * k - d)  # x * 4**k, an integer of at least 130 bits
+    root = math.isqrt(scaled)
+    return (Fraction(root) if root * root == scaled else Fraction(2 * root + 1, 2)) / (1 << k)
 
 
 @_helper("log2")

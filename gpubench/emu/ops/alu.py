@@ -12,7 +12,7 @@ import numpy as np
 
 from gpubench.compiler.backend import BackendUnsupported, compile_instruction
 from gpubench.emu.context import Context
-from gpubench.emu.ops import Unsupported, factory, modes, valu
+from gpubench.emu.ops import Unsupported, factory, float_modes, modes, valu
 from gpubench.emu.ops import operands as opnd
 from gpubench.emu.waves import EXEC_LO, VCC_LO
 from gpubench.isa.decoder import Instruction
@@ -65,11 +65,11 @@ def scalar_alu(inst: Instruction):
     sdst = inst.get("sdst")
     operand_fmt = {f: (inst.idef.operand(f).fmt if inst.idef.operand(f) else None) for f in ("ssrc0", "ssrc1", "sdst")}
     uses_float = any(opnd.float_kind(fmt) for fmt in operand_fmt.values())
+    float_rules = float_modes.ScalarFloatModes(inst.name, op, operand_fmt, sources) if uses_float else None
 
     def run(ctx: Context, waves: np.ndarray) -> None:
         w = ctx.waves
-        if uses_float:  # gfx11.5/gfx12 SALU floats: no flush or directed rounding is emulated for them
-            modes.require_default_float_mode(ctx, waves, inst.name)
+        float_mode = modes.float_modes(ctx, waves) if uses_float else None  # gfx11.5/gfx12 SALU floats
         args = []
         for port in op.inputs:
             name = port.name
@@ -104,12 +104,18 @@ def scalar_alu(inst: Instruction):
                 args.append((valu.trap_status(ctx)[waves] & valu.INVALID) != 0)
             else:
                 raise Unsupported(f"{inst.name}: the emulator does not provide {name} to scalar instructions")
+        if float_mode is not None:  # not the default: flush inputs, round in the mode (float_modes.py)
+            float_rules.read(float_mode, args)
         with np.errstate(all="ignore"):
             results = op.fn(len(waves), *args)
+            if float_mode is not None:
+                results = float_rules.rounded(float_mode, args, results)
         new_pc = None
         for port, value in zip(op.outputs, results):
             name = port.name
             if name == "D0":
+                if float_mode is not None:
+                    value = float_rules.flushed_output(float_mode, value)
                 opnd.write_scalar(ctx, waves, sdst, value, port_width(op, name))
             elif name == "SCC":
                 w.scc[waves] = value

@@ -1,13 +1,15 @@
 """A VALU operation's float operands bound to the MODE rules of modes.py (manual): which ports are
 flushed in which type, how the result is rounded in a directed mode, and which result is flushed.
-`VectorOp` uses it only when some wave at the PC is not in the default float mode."""
+`VectorOp` uses it only when some wave at the PC is not in the default float mode. A directed round
+mode is applied by rounding.py where it has the operation (exact in numpy), else by the reference
+evaluator on the lanes that ask for it (evaluated.py); SALU float operations use the same rules."""
 from __future__ import annotations
 
 import re
 
 import numpy as np
 
-from gpubench.emu.ops import Unsupported, modes, rounding
+from gpubench.emu.ops import Unsupported, evaluated, modes, rounding
 from gpubench.emu.ops import operands as opnd
 
 # Operations whose result never rounds: the round mode does not matter (modes.py).
@@ -29,7 +31,7 @@ def layout(fmt: str | None, sign_bit: int | None = None) -> tuple[int, tuple[int
 
 class FloatModes:
     def __init__(self, name: str, op, operands):
-        self.name, key = name, rounding.operation(name)
+        self.name, self.op, key = name, op, rounding.operation(name)
         self.exact = EXACT.fullmatch(key) is not None
         self.directed = rounding.directed(key) if key in rounding.DIRECTED else None
         types = [t for t in key.split("_") if t in ("F16", "F32", "F64")]
@@ -54,24 +56,27 @@ class FloatModes:
         self.d0 = next((i for i, p in enumerate(op.outputs) if p.name == "D0"), None)
 
     def read(self, gathered) -> None:
-        """Flush the gathered float inputs; stop if a directed round mode asks for what is not emulated."""
+        """Flush the gathered float inputs."""
         mode = gathered.float_mode
         for index, width, offsets in self.inputs:
             gathered.args[index] = modes.flush_denormals(gathered.args[index], width, modes.flushes(mode, width, False),
                                                          offsets)
-        if self.exact or self.directed is not None:
-            return
-        widths = [self.result_width] if self.result_width else [16, 32]
-        directed = [w for w in widths if (modes.round_mode(mode, w) != 0).any()]
-        if directed:
-            raise Unsupported(f"{self.name} under a directed round mode (MODE.FP_ROUND="
-                              f"{int(mode[modes.round_mode(mode, directed[0]) != 0][0]) & 0xF:#x}): the emulator "
-                              "rounds this operation to nearest even only; directed rounding is emulated for "
-                              "add/sub/mul/fma (f32, f16), add/mul (f64) and conversions to f16/f32")
+
+    def rounding(self, mode: np.ndarray) -> np.ndarray:
+        """Each element's FP_ROUND for the result's type (an operation without one: the f32 field, else
+        the f16/f64 one)."""
+        if self.result_width:
+            return modes.round_mode(mode, self.result_width)
+        single = modes.round_mode(mode, 32)
+        return np.where(single != 0, single, modes.round_mode(mode, 16))
 
     def rounded(self, gathered, results: tuple) -> tuple:
         """The results with D0 rounded in each element's directed mode."""
-        if self.directed is None or self.d0 is None:
+        if self.exact:
+            return results
+        if self.directed is None:
+            return self.evaluated(gathered.args, self.rounding(gathered.float_mode), results)
+        if self.d0 is None:
             return results
         mode = modes.round_mode(gathered.float_mode, self.result_width)
         if not mode.any():
@@ -81,9 +86,60 @@ class FloatModes:
         results[self.d0] = self.directed(values, mode, np.asarray(results[self.d0]))
         return tuple(results)
 
+    def evaluated(self, args: list, mode: np.ndarray, results: tuple) -> tuple:
+        """The results of the elements in a directed round mode, from the reference evaluator."""
+        if not mode.any():
+            return results
+        try:
+            return evaluated.run(self.op, args, mode, mode != 0, results)
+        except Exception as e:  # noqa: BLE001 - an evaluator that cannot run this text names why
+            raise Unsupported(f"{self.name} under a directed round mode: the reference evaluator, which rounds it, "
+                              f"cannot run it ({type(e).__name__}: {e})") from None
+
     def flushed_output(self, gathered, value: np.ndarray) -> np.ndarray:
         if self.output is None:
             return value
         width, offsets = self.output
         flush = modes.flushes(gathered.float_mode, width, True).reshape(value.shape[:2])
         return modes.flush_denormals(value, width, flush, offsets)
+
+
+class ScalarFloatModes:
+    """The same MODE rules for a SALU float operation (gfx11.5, gfx12: s_add_f32, s_fmamk_f32, s_cvt_f32_i32,
+    s_cmp_*_f32 ...), over one element per wave: its float sources (and s_fmac's accumulator D0, s_fmamk's
+    K) flushed in their type's input mode, a directed round mode applied by the reference evaluator, the
+    float result flushed in its output mode."""
+
+    def __init__(self, name: str, op, formats: dict[str, str | None], sources: dict[str, str]):
+        self.name, self.op = name, op
+        key = name.removeprefix("S_")
+        self.exact = EXACT.fullmatch(key) is not None
+        flushed = NOT_FLUSHED.fullmatch(key) is None
+        self.output = opnd.float_kind(formats.get("sdst")) if flushed else None
+        widths = {port: opnd.float_kind(formats.get(field)) for port, field in sources.items()}
+        widths.update({"D0": self.output, "SIMM32": self.output})
+        self.inputs = [(index, widths[port.name]) for index, port in enumerate(op.inputs)
+                       if flushed and widths.get(port.name) and "BF16" not in (formats.get("sdst") or "")]
+        kinds = [w for w in (*widths.values(),) if w]
+        self.result_width = self.output or (max(kinds) if kinds else 32)
+
+    def read(self, mode: np.ndarray, args: list) -> None:
+        for index, width in self.inputs:
+            args[index] = modes.flush_denormals(np.asarray(args[index]), width, modes.flushes(mode, width, False))
+
+    def rounded(self, mode: np.ndarray, args: list, results: tuple) -> tuple:
+        if self.exact:
+            return results
+        rounding = modes.round_mode(mode, self.result_width)
+        if not rounding.any():
+            return results
+        try:
+            return evaluated.run(self.op, args, rounding, rounding != 0, results)
+        except Exception as e:  # noqa: BLE001
+            raise Unsupported(f"{self.name} under a directed round mode: the reference evaluator, which rounds it, "
+                              f"cannot run it ({type(e).__name__}: {e})") from None
+
+    def flushed_output(self, mode: np.ndarray, value: np.ndarray) -> np.ndarray:
+        if not self.output:
+            return value
+        return modes.flush_denormals(np.asarray(value), self.output, modes.flushes(mode, self.output, True))

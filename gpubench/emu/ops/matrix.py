@@ -33,6 +33,11 @@ EXEC must be all ones (the manuals leave any other EXEC undefined): the emulator
 otherwise. Float results are computed in float64 and rounded once to the result type (round to
 nearest even), which is exact for f16/bf16/fp8 products; the hardware's internal order of
 additions is not modelled.
+
+MODE (modes.py) applies as to the VALU: f16/f32/f64 elements of A, B and C are read, and D written,
+in their type's denormal mode (bf16 and fp8 have no MODE field); under a directed FP_ROUND for the
+result's type each element of D is the exact A*B+C (rationals) rounded once in that mode (inferred:
+the manuals say nothing of WMMA/MFMA rounding; with one rounding the order of additions cannot matter).
 """
 from __future__ import annotations
 
@@ -41,8 +46,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fractions import Fraction
+
+from gpubench.compiler.pcode import floats
+from gpubench.compiler.pcode.dtypes import F16, F32, F64
 from gpubench.emu.context import Context
-from gpubench.emu.ops import Unsupported, factory
+from gpubench.emu.ops import Unsupported, factory, modes
 from gpubench.emu.ops import operands as opnd
 from gpubench.isa.decoder import Instruction
 
@@ -215,6 +224,35 @@ def _encode(values: np.ndarray, kind: str, clamp: bool) -> np.ndarray:
     return (values & 0xFFFFFFFF).astype(np.uint32)
 
 
+FLOAT_WIDTHS = {"F16": 16, "F32": 32, "F64": 64}  # the element kinds MODE has fields for
+
+
+def _flushed_input(values: np.ndarray, raw_kind: str, mode: np.ndarray) -> np.ndarray:
+    """Decoded float64 elements of an f16/f32/f64 operand, denormals flushed per wave's input mode."""
+    width = FLOAT_WIDTHS.get(raw_kind)
+    if width is None:
+        return values
+    tiny = {16: 2.0**-14, 32: 2.0**-126, 64: 2.0**-1022}[width]
+    flush = modes.flushes(mode, width, False).reshape((-1,) + (1,) * (values.ndim - 1))
+    return np.where(flush & (np.abs(values) < tiny) & (values != 0), np.copysign(0.0, values), values)
+
+
+def _directed(a: np.ndarray, b: np.ndarray, c: np.ndarray, raw: np.ndarray, kind: str, rounding: np.ndarray):
+    """raw (D's bits) with each element of a wave in a directed round mode replaced by the exact
+    sum of products plus C, rounded once in that mode (non-finite elements keep the float64 result)."""
+    fmt = floats.FORMATS[{"F16": F16, "F32": F32, "F64": F64}[kind]]
+    raw = raw.copy()
+    for w in np.flatnonzero(rounding):
+        for index in np.ndindex(raw.shape[1:]):
+            *batch, i, j = index
+            row, col, acc = a[(w, *batch, i)], b[(w, *batch, j)], c[(w, *index)]
+            if not (np.isfinite(row).all() and np.isfinite(col).all() and np.isfinite(acc)):
+                continue
+            exact = sum((Fraction(x) * Fraction(y) for x, y in zip(row, col)), Fraction(acc))
+            raw[(w, *index)] = floats.encode(exact, fmt, int(rounding[w]))
+    return raw
+
+
 def _inline_accumulator(value: int, kind: str) -> int | None:
     """An inline constant C (0, 1.0 ...) as the bits of one accumulator element; None when ``value``
     is no inline constant (an SGPR, which C cannot be)."""
@@ -260,9 +298,20 @@ def matrix_handler(inst: Instruction, op: MatrixOp):
             c = np.abs(c)
         if op.negate_c:
             c = -c
+        mode = modes.float_modes(ctx, waves)
+        if mode is not None:  # not the default float mode: denormals flushed, directed rounding
+            a, b = _flushed_input(a, op.a_kind, mode), _flushed_input(b, op.b_kind, mode)
+            c = _flushed_input(c, op.out, mode)
         with np.errstate(all="ignore"):
             d = np.matmul(a, np.swapaxes(b, -1, -2)) + c
             raw = _encode(d, op.out, op.clamp)
+        width = FLOAT_WIDTHS.get(op.out)
+        if mode is not None and width is not None:
+            rounding = modes.round_mode(mode, width)
+            if rounding.any():
+                raw = _directed(a, b, np.broadcast_to(c, d.shape), raw, op.out, rounding)
+            flush = modes.flushes(mode, width, True).reshape((-1,) + (1,) * (raw.ndim - 1))
+            raw = modes.flush_denormals(raw, width, flush)
         _scatter(ctx, waves, d_base, op.cd_where, out_bits, raw)
         ctx.waves.pc[waves] += inst.size
 

@@ -34,11 +34,13 @@ outputs, 3 keeps both; FP_ROUND 0 nearest even, 1 +inf, 2 -inf, 3 toward zero):
     (add/sub/mul/fma forms for f32 and f16, add/mul for f64, conversions into f16/f32) is
     recomputed exactly there; float_modes.EXACT operations never round (min/max/med3, compares, floor/ceil/
     trunc/rndne, frexp, float-to-integer truncation, widening conversions), so the mode does not
-    matter. Any other float operation (transcendentals, division helpers, ldexp, dot products,
-    f64 fma, packed f16 ...) stops with Unsupported when a wave asks for a directed mode for its
-    result type: silently rounding to nearest would be wrong.
-  - SALU float operations (gfx11.5, gfx12) stop with Unsupported under any non-default mode; WMMA
-    (matrix.py) does not read MODE and rounds to nearest with denormals kept.
+    matter. Every other float operation (transcendentals, division helpers, ldexp, dot products,
+    f64 fma, packed f16 ...) is rounded in the wave's mode by the reference evaluator on the lanes that
+    ask for a directed mode (evaluated.py: exact arithmetic rounded once; a transcendental is its
+    float64 value rounded in the mode).
+  - SALU float operations (gfx11.5, gfx12) follow the same rules (float_modes.ScalarFloatModes; the
+    manuals give the SALU floats no MODE of their own: inferred). WMMA/MFMA (matrix.py) flush their
+    f16/f32/f64 elements and round each result element once in a directed mode.
 float_modes.py binds a VALU operation's ports to these rules; rounding.py does directed rounding.
 """
 from __future__ import annotations
@@ -46,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpubench.emu.context import Context
-from gpubench.emu.ops import Unsupported, factory
+from gpubench.emu.ops import factory
 from gpubench.isa.decoder import Instruction
 
 FP_ROUND_SHIFT, FP_DENORM_SHIFT = 0, 4
@@ -87,15 +89,6 @@ def flush_denormals(bits: np.ndarray, width: int, flush: np.ndarray, shifts: tup
         denormal = flush & ((field & t(exponent)) == 0) & ((field & t(mantissa)) != 0)
         bits = np.where(denormal, bits & ~t((exponent | mantissa) << shift), bits)
     return bits
-
-
-def require_default_float_mode(ctx: Context, waves: np.ndarray, name: str) -> None:
-    """Stop (Unsupported, naming instruction ``name``) if any wave is not in the default float mode."""
-    float_mode = float_modes(ctx, waves)
-    if float_mode is not None:
-        found = int(float_mode[float_mode != DEFAULT_FLOAT_MODE][0])
-        raise Unsupported(f"{name} under MODE FP_ROUND={found & 0xF:#x} FP_DENORM={found >> 4:#x}: the emulator "
-                          "runs this instruction only in the default float mode (FP_ROUND=0, FP_DENORM=0xf)")
 
 
 @factory

@@ -18,8 +18,8 @@ result is recomputed here as an unevaluated float64 sum ``hi + lo`` and rounded 
   - An exactly zero sum of nonzero or opposite-signed zero terms is -0 toward -inf, +0 otherwise
     (IEEE 754 6.3); a zero product keeps the sign the nearest-even result has.
 NaN, infinite operands and infinite results of infinite operands are exact: the pseudocode's
-result (quieted NaN payloads) is kept for them. f64 fma (and every operation not listed) has no
-directed emulation: `VectorOp` stops with Unsupported when a wave asks for one.
+result (quieted NaN payloads) is kept for them. f64 fma and every operation not listed are rounded
+by the reference evaluator instead (evaluated.py), lane by lane.
 """
 from __future__ import annotations
 
