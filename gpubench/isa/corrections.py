@@ -109,16 +109,25 @@ def _division(bits: int) -> tuple[Correction, ...]:
              (f"sign_out ? -OVERFLOW_F{bits} : OVERFLOW_F{bits}",
               f"sign_out ? -INF.{t} : +INF.{t}" if bits == 32 else "sign_out ? -INF : +INF"))),
     ]
-    if bits == 32:
-        corrections.append(Correction(
-            ("V_DIV_FIXUP_F32",), ARCHES,
-            "a NaN quotient estimate (S0) of finite, nonzero operands gives an infinity of the result's sign, "
-            "not a NaN",
-            f"{MEASURED}: S0 = 0x7fc00000, S1 = S2 = 1.0 gives 0x7f800000",
-            (("else\nD0.f32 = sign_out ? -abs(S0.f32) : abs(S0.f32)",
-             "elsif isNAN(64'F(S0.f32)) then\nD0.f32 = sign_out ? -INF.f32 : +INF.f32\n"
-             "else\nD0.f32 = sign_out ? -abs(S0.f32) : abs(S0.f32)"),)))
+    corrections.append(_nan_quotient(bits))
     return tuple(corrections)
+
+
+def _nan_quotient(bits: int) -> Correction:
+    """V_DIV_FIXUP_F32/F64/F16 with a NaN quotient estimate of ordinary operands: an infinity."""
+    t = f"f{bits}"
+    nan = f"isNAN(64'F(S0.{t}))" if bits != 64 else f"isNAN(S0.{t})"
+    inf = f"sign_out ? -INF.{t} : +INF.{t}" if bits != 64 else "sign_out ? -INF : +INF"
+    evidence = f"{MEASURED}: S0 = 0x7fc00000, S1 = S2 = 1.0 gives 0x7f800000"
+    if bits != 32:
+        evidence = ("inferred from the f32 measurement (" + evidence + "): the same fixup unit and the same "
+                    "branch of the manual's text in every precision; not measured for f" + str(bits))
+    return Correction(
+        (f"V_DIV_FIXUP_F{bits}",), ARCHES,
+        "a NaN quotient estimate (S0) of finite, nonzero operands gives an infinity of the result's sign, "
+        "not a NaN", evidence,
+        ((f"else\nD0.{t} = sign_out ? -abs(S0.{t}) : abs(S0.{t})",
+          f"elsif {nan} then\nD0.{t} = {inf}\nelse\nD0.{t} = sign_out ? -abs(S0.{t}) : abs(S0.{t})"),))
 
 
 def _trigonometry(bits: int) -> Correction:
@@ -160,6 +169,45 @@ CVT_PK_U8 = Correction(
     "select S1[1:0] and the untouched bytes of S2 are the manual's text",
     operand_rule="f32_to_u8")
 
+def _interpolation() -> tuple[Correction, ...]:
+    """VINTERP (RDNA3, RDNA4): the pseudocode reads its parameters from other lanes of the quad
+    (VGPR[...][SRC0]); the operand code gathers them (valu.py, operand rule "vinterp"), so the text reads
+    S0 and S2."""
+    rule = ("S0 is src0's VGPR in lane {lane} of the lane's quad{p0}, read whatever EXEC says; neg and op_sel act "
+            "on the values read as in VOP3")
+    evidence = ("the manual's text (VGPR[(laneId & ~3) + 1][SRC0] ...), rewritten as operands the emulator "
+                "gathers; the modifiers: LLVM's VINTERP operand syntax (neg, op_sel on the f16 sources and "
+                "destination)")
+    p10 = Correction(
+        ("V_INTERP_P10_F32", "V_INTERP_P10_F16_F32", "V_INTERP_P10_RTZ_F16_F32"), ("rdna3", "rdna4"),
+        rule.format(lane=1, p0=", S2 src2's VGPR in lane 0 of the quad"), evidence,
+        (("VGPR[(laneId.u32 & 0xfffffffcU) + 1U][SRC0.u32]", "S0"),
+         ("VGPR[laneId.u32 &\n0xfffffffcU][SRC2.u32]", "S2")),
+        operand_rule="vinterp")
+    p2 = Correction(
+        ("V_INTERP_P2_F32", "V_INTERP_P2_F16_F32", "V_INTERP_P2_RTZ_F16_F32"), ("rdna3", "rdna4"),
+        rule.format(lane=2, p0=""), evidence, (("VGPR[(laneId.u32 & 0xfffffffcU) + 2U][SRC0.u32]", "S0"),),
+        operand_rule="vinterp")
+    rtz_evidence = ("the name and LLVM's operand types (v_interp_p2_rtz_f16_f32 has a 16-bit destination); the "
+                    "manual gives the _RTZ forms the text of the forms without it (inferred: rounding as "
+                    "V_CVT_PK_RTZ_F16_F32 does it, ROUND_MODE set around the operation)")
+
+    def toward_zero(text: str) -> str:
+        return f"prev_mode = ROUND_MODE;\nROUND_MODE = ROUND_TOWARD_ZERO;\n{text};\nROUND_MODE = prev_mode"
+
+    p10_rtz = Correction(
+        ("V_INTERP_P10_RTZ_F16_F32",), ("rdna3", "rdna4"), "rounds toward zero whatever MODE says", rtz_evidence,
+        (("D0.f32 = fma(32'F(S0.f16), S1.f32, 32'F(S2.f16))",
+          toward_zero("D0.f32 = fma(32'F(S0.f16), S1.f32, 32'F(S2.f16))")),))
+    p2_rtz = Correction(
+        ("V_INTERP_P2_RTZ_F16_F32",), ("rdna3", "rdna4"),
+        "rounds toward zero whatever MODE says, and writes an f16 (as V_INTERP_P2_F16_F32), not the f32 its "
+        "text writes", rtz_evidence,
+        (("D0.f32 = fma(32'F(S0.f16), S1.f32, S2.f32)",
+          toward_zero("D0.f16 = 16'F(fma(32'F(S0.f16), S1.f32, S2.f32))")),))
+    return p10, p2, p10_rtz, p2_rtz
+
+
 # GFX9's 16-bit VALU operations that clear the high half of their VGPR (LLVM's zeroesHigh16BitsOfDest, in
 # the spec's names: LLVM's V_MAD_F16/U16/I16, V_FMA_F16 and V_DIV_FIXUP_F16 are GFX9's *_LEGACY_* opcodes).
 GFX9_ZEROING_16_BIT = (
@@ -171,7 +219,8 @@ GFX9_ZEROING_16_BIT = (
     "V_MAD_LEGACY_U16", "V_MAD_LEGACY_I16", "V_FMA_LEGACY_F16", "V_DIV_FIXUP_LEGACY_F16")
 
 CORRECTIONS: tuple[Correction, ...] = (
-    *_division(32), *_division(64), _trigonometry(32), _trigonometry(16), TRIG_PREOP, CVT_PK_U8,
+    *_division(32), *_division(64), _trigonometry(32), _trigonometry(16), _nan_quotient(16), TRIG_PREOP, CVT_PK_U8,
+    *_interpolation(),
     Correction(
         (), ("rdna3", "cdna"),
         "omod (the x2, x4, /2 output modifier) is ignored while MODE.IEEE is set",

@@ -20,7 +20,7 @@ def gfx1100():
     ("DS_ADD_U32", "manual"), ("GLOBAL_LOAD_B32", "manual"), ("S_ENDPGM", "manual"),
     ("V_DIV_FIXUP_F32", "pseudocode+correction"), ("V_SIN_F32_E64", "pseudocode+correction"),  # corrections.py
     ("S_GETREG_B32", "manual"),  # a handler that models some hardware registers
-    ("IMAGE_SAMPLE", "unimplemented"), ("V_INTERP_P10_F32", "unimplemented"),
+    ("IMAGE_SAMPLE", "unimplemented"), ("V_INTERP_P10_F32", "pseudocode+correction"),
     ("V_CVT_PK_U8_F32", "pseudocode+correction"),  # f32_to_u8's rounding is a correction (issue 12)
     ("V_TRIG_PREOP_F64", "pseudocode+correction"),
     ("TBUFFER_LOAD_FORMAT_X", "manual"),  # buffer_format.py

@@ -220,3 +220,72 @@ def test_cvt_pk_u8_by_hand():
     for engine_name in ENGINES:
         ctx = run("v_cvt_pk_u8_f32 v1, v2, v3, 0x11223344", engine_name, v2=xs, v3=[0, 1, 2, 3, 0, 1, 2, 3])
         assert list(vgpr(ctx, 1, 8)) == want, engine_name
+
+
+# -- VINTERP --------------------------------------------------------------------------------------------
+
+QUARTERS = st.integers(-64, 64).map(lambda k: k / 4)  # products and sums of these are exact in f32 and f16
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1201"])
+@settings(max_examples=5, deadline=None)
+@given(p=st.lists(QUARTERS, min_size=LANES, max_size=LANES), i=st.lists(QUARTERS, min_size=LANES, max_size=LANES),
+       q=st.lists(QUARTERS, min_size=LANES, max_size=LANES), exec_bits=st.integers(0, 2**32 - 1))
+def test_interp_reads_the_parameters_from_its_quad(target, p, i, q, exec_bits):
+    """P10: fma(P[quad lane 1], I, P[quad lane 0]); P2: fma(P[quad lane 2], I, Q) of the lane's quad,
+    whichever lanes EXEC enables (inactive lanes keep their destination)."""
+    f32 = np.asarray
+    words = [f32(v, np.float32).view(np.uint32) for v in (p, i, q)]
+    halves = [f32(v, np.float16).view(np.uint16).astype(np.uint32) << 16 for v in (p, q)]  # f16 in the high half
+    active = [(exec_bits >> lane) & 1 for lane in range(LANES)]
+    for text, base, third, f16 in [("v_interp_p10_f32 v1, v2, v3, v2", 1, "p0", False),
+                                   ("v_interp_p2_f32 v1, v2, v3, v4", 2, "q", False),
+                                   ("v_interp_p10_f16_f32 v1, v5, v3, v5 op_sel:[1,0,1,0]", 1, "p0", True),
+                                   ("v_interp_p2_f16_f32 v1, v5, v3, v6 op_sel:[1,0,0,1]", 2, "q32", True)]:
+        want = []
+        for lane in range(LANES):
+            quad = lane - lane % 4
+            c = p[quad] if third == "p0" else q[lane]
+            value = p[quad + base] * i[lane] + c
+            if not active[lane]:
+                want.append(0xDEAD)
+            elif f16 and third == "q32":  # an f16 result into the high half; the low half kept
+                want.append(int(np.float16(value).view(np.uint16)) << 16 | 0xDEAD)
+            else:
+                want.append(int(np.float32(value).view(np.uint32)))
+        for engine_name in ENGINES:
+            ctx = run(f"s_mov_b32 exec_lo, {exec_bits:#x}\n{text}", engine_name, target, v1=0xDEAD, v2=words[0],
+                      v3=words[1], v4=words[2], v5=halves[0], v6=words[2])
+            assert list(vgpr(ctx, 1)) == want, (engine_name, text)
+
+
+def test_interp_rtz_forms_round_toward_zero():
+    # lane 1 of the quad holds S0 = 1.0; 1.0 * 1.0 + 3 * 2^-12 is 0.75 of an f16 ulp above 1.0:
+    # to nearest 1 + 2^-10 (0x3c01), toward zero 1.0 (0x3c00); the f32 form keeps it exactly
+    one = int(np.float16(1.0).view(np.uint16))
+    tiny = np.float32(3 * 2.0**-12).view(np.uint32)
+    for engine_name in ENGINES:
+        ctx = run("v_interp_p2_f16_f32 v1, v2, v3, v4\nv_interp_p2_rtz_f16_f32 v5, v2, v3, v4\n"
+                  "v_interp_p10_rtz_f16_f32 v6, v2, v3, v7", engine_name, v1=0, v5=0, v2=one,
+                  v3=np.float32(1.0).view(np.uint32), v4=tiny, v7=one)
+        assert [int(vgpr(ctx, r)[0]) & 0xFFFF for r in (1, 5)] == [0x3C01, 0x3C00], engine_name
+        assert vgpr(ctx, 6)[0] == np.float32(2.0).view(np.uint32), engine_name
+
+
+# -- v_div_fixup_f64/f16: a NaN quotient estimate ---------------------------------------------------------
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1201", "gfx942"])
+def test_div_fixup_f64_and_f16_turn_a_nan_quotient_into_an_infinity(target):
+    # S0 (the quotient estimate) NaN, S1 = 1.0 or -1.0, S2 = 1.0: +inf / -inf as v_div_fixup_f32 measures;
+    # an ordinary quotient (1.5 of 3 / -2) keeps its value with the sign of S1 ^ S2
+    lo, hi = _f64_words([np.nan, np.nan, 1.5])
+    d_lo, d_hi = _f64_words([1.0, -1.0, -2.0])
+    n_lo, n_hi = _f64_words([1.0, 1.0, 3.0])
+    h = lambda *xs: np.asarray(xs, np.float16).view(np.uint16).astype(np.uint32)  # noqa: E731
+    for engine_name in ENGINES:
+        ctx = run("v_div_fixup_f64 v[6:7], v[0:1], v[2:3], v[4:5]\nv_div_fixup_f16 v8, v9, v10, v11", engine_name,
+                  target, v0=lo, v1=hi, v2=d_lo, v3=d_hi, v4=n_lo, v5=n_hi, v8=0, v9=h(np.nan, np.nan, 1.5),
+                  v10=h(1.0, -1.0, -2.0), v11=h(1.0, 1.0, 3.0))
+        got = (vgpr(ctx, 6, 3).astype(np.uint64) | vgpr(ctx, 7, 3).astype(np.uint64) << 32).view(np.float64)
+        assert list(got) == [np.inf, -np.inf, -1.5], engine_name
+        assert list(vgpr(ctx, 8, 3) & 0xFFFF) == [0x7C00, 0xFC00, int(h(-1.5)[0])], engine_name

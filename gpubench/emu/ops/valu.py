@@ -43,7 +43,7 @@ from gpubench.isa.model import Operand
 
 SOURCE_FIELDS = {"VOP1": ("src0",), "VOP2": ("src0", "vsrc1"), "VOPC": ("src0", "vsrc1"),
                  "VOP3": ("src0", "src1", "src2"), "VOP3SD": ("src0", "src1", "src2"),
-                 "VOP3P": ("src0", "src1", "src2")}
+                 "VOP3P": ("src0", "src1", "src2"), "VINTERP": ("src0", "src1", "src2")}
 E32 = ("VOP1", "VOP2", "VOPC")  # 16-bit VGPR operands name their half with bit 7 of the field
 # SDWA selections (src*_sel, dst_sel): (bit offset, width) of BYTE_0..3, WORD_0..1, DWORD.
 SDWA_SELECTS = ((0, 8), (8, 8), (16, 8), (24, 8), (0, 16), (16, 16), (0, 32))
@@ -66,6 +66,7 @@ class Source:
     sign_bit: int | None = None  # where neg/abs act (None: the operand's own top bit)
     packed: tuple[bool, bool, bool, bool] | None = None  # VOP3P: (op_sel, op_sel_hi, neg_lo, neg_hi)
     select: tuple[int, int, bool] | None = None  # SDWA: (bit offset, width, sign-extend)
+    quad_lane: int | None = None  # VINTERP: read from this lane of the lane's quad (corrections.py)
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,9 @@ class VectorOp:
 
         def read(ctx, waves, g):
             values = opnd.read_vector(ctx, waves, src.value, width, src.fmt, literal)
+            if src.quad_lane is not None:
+                lanes = np.arange(values.shape[1])
+                values = values[:, lanes - lanes % 4 + src.quad_lane]
             if permutation is not None:
                 values = permutation.permute(values, g.active)
             values = transform(values)
@@ -405,6 +409,15 @@ def operands_of(inst: Instruction, op) -> Operands:
                                     permutation is not None, "OPSEL" in reads)
                for index, fld in enumerate(SOURCE_FIELDS[root])
                if f"S{index}" in reads and (fld != "src2" or inst.idef.operand("src2") is not None)}
+    if root == "VINTERP" and corrections.operand_rule(inst.isa.arch, inst.name, "vinterp"):
+        # P10: src0 from lane 1 and src2 from lane 0 of the quad; P2: src0 from lane 2 (inactive lanes too).
+        # src0's is a lane permutation, as DPP's (the native engine leaves such instructions to this one).
+        p10 = "_P10_" in inst.name
+        lanes = np.arange(inst.isa.wave_size)
+        permutation = dpp.LanePermutation(lanes - lanes % 4 + (1 if p10 else 2), np.ones(len(lanes), bool), True,
+                                          True)
+        if p10:
+            sources["S2"] = replace(sources["S2"], quad_lane=0)
     vdst = inst.idef.operand("vdst")
     # VOP2's multiply-accumulates, also in their VOP3 form (which has no src2): the accumulator is vdst.
     if "S2" in reads and "S2" not in sources and vdst is not None:
@@ -440,11 +453,11 @@ def _source(inst: Instruction, root: str, index: int, fld: str, operand: Operand
     if bits == 16 and root in E32 and inst.isa.arch != "cdna" and value >= opnd.VGPR_BASE:
         value, high = opnd.true16_vgpr(value)
         src = replace(src, value=value, high=high)
-    elif bits == 16 and root in ("VOP3", "VOP3SD"):
+    elif bits == 16 and root in ("VOP3", "VOP3SD", "VINTERP"):
         src = replace(src, high=bool(inst.get("opsel", 0) >> index & 1))
     if root == "VOP3P":
         return _packed_source(inst, index, src, mix)
-    if root in ("VOP3", "VOP3SD"):
+    if root in ("VOP3", "VOP3SD", "VINTERP"):
         return replace(src, neg=bool(inst.get("neg", 0) >> index & 1), absolute=bool(inst.get("abs", 0) >> index & 1))
     if inst.fmt.name.endswith("_DPP16") and index < 2:
         return replace(src, neg=bool(inst[f"src{index}_neg"]), absolute=bool(inst[f"src{index}_abs"]))
@@ -496,7 +509,7 @@ def _destination(inst: Instruction, root: str, vdst: Operand, reads_opsel: bool)
     if bits == 16 and root in E32 and inst.isa.arch != "cdna":
         value, high = opnd.true16_vgpr(reg + opnd.VGPR_BASE)
         return Destination(value - opnd.VGPR_BASE, 16, vdst.fmt, high)
-    if bits == 16 and root in ("VOP3", "VOP3SD"):
+    if bits == 16 and root in ("VOP3", "VOP3SD", "VINTERP"):
         return Destination(reg, 16, vdst.fmt, bool(inst.get("opsel", 0) >> 3 & 1))
     return Destination(reg, bits, vdst.fmt)
 
