@@ -3,7 +3,12 @@ emulated GPU on the PCI bus and boots it (AMDev), offline; prints what AM and th
 machine then say, as JSON. With `tensor`, tinygrad instead opens the device (AM's boot, then its
 queues) and computes on it; prints the results and the time from device open to the first result.
 
-    python pci_boot_client.py TARGET boot|tensor
+With `fault_valid` or `fault_read`, it clears the VALID or READABLE bit of the PTE of a buffer's first page
+(through AM's own page tables), flushes the TLB as AM does, reads the buffer in a kernel and prints what
+tinygrad raised, what AM's interrupt handler printed and what the IH posted; then it restores the PTE,
+recovers the device (AM's recover) and computes again.
+
+    python pci_boot_client.py TARGET boot|tensor|fault_valid|fault_read
 """
 import json
 import os
@@ -13,6 +18,8 @@ import urllib.request
 
 os.environ["DEV"] = "MOCKPCI+AMD"
 os.environ["GPUBENCH_TARGET"] = sys.argv[1]
+if sys.argv[2].startswith("fault_"):  # AM reads the IH ring when a wait times out (tinygrad's on_device_hang)
+    os.environ["HCQDEV_WAIT_TIMEOUT_MS"] = "10000"
 from gpubench.drivers import tinygrad_env, tinygrad_seam  # noqa: E402
 
 tinygrad_env.configure(os.environ)
@@ -35,6 +42,41 @@ if sys.argv[2] == "tensor":
     product = (Tensor.arange(16).reshape(4, 4).float() @ Tensor.ones(4, 4)).tolist()
     print(json.dumps({"arch": device.arch, "first": first, "first_seconds": first_seconds, "product": product,
                       "total": Tensor.arange(1 << 16).sum().item()}))
+    sys.exit(0)
+
+if sys.argv[2].startswith("fault_"):
+    import contextlib
+    import io
+
+    from tinygrad import Device, Tensor
+    from tinygrad.runtime.autogen.am import am
+    from tinygrad.runtime.support.memory import PageTableTraverseContext
+
+    from gpubench.drivers.kfd import machine
+
+    device = Device["AMD"]
+    adev = device.iface.dev_impl
+    data = Tensor(list(range(4096)), dtype="float32").realize()
+    address = data.uop.buffer._buf.va_addr
+    cleared = am.AMDGPU_PTE_VALID if sys.argv[2] == "fault_valid" else am.AMDGPU_PTE_READABLE
+    context = PageTableTraverseContext(adev, adev.mm.root_page_table, address)
+    _, table, index, _, _ = next(context.next(0x1000))
+    original = table.entry(index)
+    table.entries[index] = original & ~cleared
+    adev.gmc.flush_tlb("GC", vmid=0)
+    printed, started, error = io.StringIO(), time.perf_counter(), None
+    with contextlib.redirect_stdout(printed):
+        try:
+            (data + 1).tolist()
+        except RuntimeError as raised:
+            error = str(raised)
+    error_seconds = time.perf_counter() - started
+    ih = machine.current().pci.gpus[0].soc.ih
+    table.entries[index] = original
+    adev.gmc.flush_tlb("GC", vmid=0)
+    print(json.dumps({"address": address, "error": error, "error_seconds": error_seconds, "printed": printed.getvalue(),
+                      "posted": ih.posted, "fault_status_after": adev.reg(adev.gmc.pf_status_reg("GC")).read(),
+                      "after": (Tensor([1.0, 2.0]) * 3).tolist()}))
     sys.exit(0)
 
 from tinygrad.runtime.autogen.am import am  # noqa: E402

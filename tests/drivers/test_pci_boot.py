@@ -116,3 +116,21 @@ def test_gpubench_run_passes_a_slice_of_test_ops_on_mockpci(tmp_path):
     summary = json.loads(report.read_text())
     assert summary["outcomes"]["passed"] >= 20 and summary["outcomes"]["failed"] == 0
     assert summary["emulator"]["dispatches"] > 0
+
+
+@pytest.mark.parametrize("target, mode", [("gfx1100", "fault_valid"), ("gfx1201", "fault_read"),
+                                          ("gfx942", "fault_read"), ("gfx950", "fault_valid")])
+def test_a_bad_pte_is_a_vm_fault_am_reads_from_the_ih_ring_with_the_address_and_the_process_lives_on(target, mode):
+    """A PTE without VALID (or READABLE) under a buffer a kernel reads: the IH ring gets a UTCL2 fault entry
+    with the page (as gmc_v9..v12 decode it), the fault registers hold the address AM prints; AM recovers the
+    device and the next computation runs."""
+    faulted = run_client(target, mode)
+    client = 27 if target in CDNA else 10  # SOC15_IH_CLIENTID_UTCL2 / SOC21_IH_CLIENTID_GFX, source UTCL2_FAULT (0)
+    page = faulted["address"] >> 12
+    assert [(e[0] & 0xFF, e[0] >> 8 & 0xFF, e[4], e[5]) for e in faulted["posted"]] == \
+        [(client, 0, page & 0xFFFFFFFF, page >> 32 & 0xF)]
+    assert f"{faulted['address']:#x}" in faulted["printed"] and "GCVM_L2_PROTECTION_FAULT_STATUS" in faulted["printed"]
+    assert ("'mapping_error': 1" in faulted["printed"]) == (mode == "fault_valid")
+    assert ("'permission_faults': 2" in faulted["printed"]) == (mode == "fault_read")  # a read the PTE forbids
+    assert faulted["error"] and faulted["fault_status_after"] == 0  # AM cleared the latched fault
+    assert faulted["after"] == [3.0, 6.0]

@@ -190,3 +190,31 @@ def test_gmc_v9_pdb0_entries_are_2mib_pages_unless_they_translate_further():
     assert not huge_page(mmu.PDB0, flags(gmc, am.AMDGPU_VM_PDB0, True, 0, False, False, False, True))
     assert huge_page(1, flags(gmc, am.AMDGPU_VM_PDB1, False, 0, False, False, False, True))
     assert not huge_page(1, flags(gmc, am.AMDGPU_VM_PDB1, True, 0, False, False, False, True))
+
+
+def small_soc(target: str):
+    import dataclasses
+
+    from gpubench.emu.soc.soc import SoC
+    chip = dataclasses.replace(chips.CHIPS[target], vram_bytes=64 << 20)
+    return SoC(chip, np.zeros(chip.vram_bytes, np.uint8), np.zeros(1 << 20, np.uint8))
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1201", "gfx942"])
+def test_the_ih_writes_entries_at_its_write_pointer_and_latches_the_first_fault_until_cleared(target):
+    soc = small_soc(target)
+    ring, osssys = 0x10000, chips.OSSSYS
+    soc.registers.write(soc.address(osssys, "IH_RB_BASE"), (soc.chip.fb_base + ring) >> 8)
+    soc.registers.write(soc.address(osssys, "IH_RB_BASE_HI"), (soc.chip.fb_base + ring) >> 40)
+    soc.registers.write(soc.address(osssys, "IH_RB_CNTL"), 1 | 5 << 1)  # enabled, 32 dwords: four entries
+    for n in range(5):
+        soc.ih.vm_fault(0x7000_0000_0000 + n * 0x1000, write=n == 1, permission=None)
+    words = soc.vram[ring:ring + 128].view(np.uint32).reshape(4, 8)
+    assert soc.read(osssys, "IH_RB_WPTR") == 32  # five entries in a four-entry ring: wrapped once
+    assert list(words[0][4:6]) == [0x7000_0000_4000 >> 12 & 0xFFFFFFFF, 0x7]  # the fifth overwrote the first
+    assert list(words[1][4:6]) == [0x7000_0000_1000 >> 12 & 0xFFFFFFFF, 0x7 | 0x20]  # a write fault
+    status = soc.ih.status
+    assert soc.read(chips.GC, status) == 1 << 4 | 1 << 8 | 1  # the first fault (invalid, no mapping), more faults
+    assert soc.read(chips.GC, "GCVM_L2_PROTECTION_FAULT_ADDR_LO32") == 0x7000_0000_0000 >> 12 & 0xFFFFFFFF
+    soc.registers.write(soc.address(chips.GC, "GCVM_L2_PROTECTION_FAULT_CNTL"), 1)
+    assert soc.read(chips.GC, status) == 0 and soc.read(chips.GC, "GCVM_L2_PROTECTION_FAULT_CNTL") == 0

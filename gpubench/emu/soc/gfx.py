@@ -36,6 +36,7 @@ class HardwareQueueDescriptor:
     read_pointer_address: int
     write_pointer_address: int
     doorbell: int  # index of the 64-bit doorbell in the doorbell BAR
+    write_pointer: int = 0  # where the queue starts (CP_HQD_PQ_WPTR, SDMA's RB_WPTR), until the doorbell rings
 
 
 class GraphicsCore:
@@ -80,7 +81,8 @@ class GraphicsCore:
                     ring_bytes=4 << ((self._hqd("CP_HQD_PQ_CONTROL", xcc) & 0x3F) + 1),
                     read_pointer_address=self._pair("CP_HQD_PQ_RPTR_REPORT_ADDR", "CP_HQD_PQ_RPTR_REPORT_ADDR_HI", xcc),
                     write_pointer_address=self._pair("CP_HQD_PQ_WPTR_POLL_ADDR", "CP_HQD_PQ_WPTR_POLL_ADDR_HI", xcc),
-                    doorbell=(self._hqd("CP_HQD_PQ_DOORBELL_CONTROL", xcc) >> 2 & 0x3FFFFFF) // 2)
+                    doorbell=(self._hqd("CP_HQD_PQ_DOORBELL_CONTROL", xcc) >> 2 & 0x3FFFFFF) // 2,
+                    write_pointer=self._pair("CP_HQD_PQ_WPTR_LO", "CP_HQD_PQ_WPTR_HI", xcc))
                 self.queues[key] = queue
                 self.soc.queue_started(queue)
             elif key in self.queues:

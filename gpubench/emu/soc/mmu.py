@@ -12,7 +12,14 @@ the chip's VRAM) or, with SYSTEM set, a system physical address that `system_add
 a host address. Runs of pages that are contiguous
 on both sides become one mapping of the GPU's address space, the TLB the CP and waves use until the
 next invalidation; an invalid or unresolvable entry leaves its range unmapped, so an access
-there is a page fault.
+there is a page fault, which the IH reports as a VM fault (ih.py).
+
+Permission bits: a page is written only with WRITEABLE (bit 6), read only with READABLE (bit 5);
+a valid page without READABLE is left unmapped and remembered (`denied`), so a fault there is
+reported as a read-permission fault (a write to such a write-only page faults too, where hardware
+would take it: the address space has no write-only mappings). EXECUTABLE (bit 4) is not checked:
+the emulator's instruction fetch reads through the same mappings as data. Fragments (bits 7-11)
+need nothing: every PTE is read, and runs contiguous on both sides merge into one mapping anyway.
 """
 from __future__ import annotations
 
@@ -27,7 +34,7 @@ from gpubench.emu.soc.chips import GC
 
 log = logging.getLogger("gpubench.soc")
 
-VALID, SYSTEM, WRITEABLE = 1 << 0, 1 << 1, 1 << 6
+VALID, SYSTEM, READABLE, WRITEABLE = 1 << 0, 1 << 1, 1 << 5, 1 << 6
 PDE_PTE_GFX10, PDE_PTE_GFX12, PTE_TF = 1 << 54, 1 << 63, 1 << 56
 PDB0 = 2  # the level (from the root, PDB2 = 0) whose entries map 2 MiB
 # whether a PDE at a level is a page: by the GC generation whose GMC reads the tables
@@ -46,6 +53,7 @@ class GPUVM:
     def __init__(self, soc, space: AddressSpace, lock, system_address: Callable[[int], int | None]):
         self.soc, self.space, self.lock, self.system_address = soc, space, lock, system_address
         self.mapped: list[int] = []  # bases of the mappings this VM made
+        self.denied: list[tuple[int, int]] = []  # (VA, bytes) of valid pages without READABLE
         self.is_page = HUGE_PAGE[soc.chip.version(GC)[0]]
 
     def _register(self, name: str) -> int:
@@ -58,11 +66,18 @@ class GPUVM:
         """(VA, target address, system, bytes, writable) of every valid page, in VA order."""
         root = self._pair("PAGE_TABLE_BASE_ADDR")
         start = self._pair("PAGE_TABLE_START_ADDR") << 12
+        self.denied = []
         if not root & VALID or not self._register("CNTL") & 1:
             return []
         found: list = []
         self._walk(root & ADDRESS_MASK, 0, start, found)
         return found
+
+    def permission(self, address: int, write: bool, reason: str) -> str | None:
+        """The PTE permission an access that faulted lacked ("read", "write"), None for no valid entry."""
+        if reason == "read-only":
+            return "write"
+        return "read" if any(va <= address < va + size for va, size in self.denied) else None
 
     def _walk(self, table: int, level: int, base: int, found: list) -> None:
         entries = self.soc.vram[table:table + PAGE].view(np.uint64)
@@ -70,7 +85,9 @@ class GPUVM:
         for index in np.flatnonzero(entries & np.uint64(VALID)):
             entry = int(entries[index])
             va = base + (int(index) << shift)
-            if level == len(LEVEL_SHIFTS) - 1 or self.is_page(level, entry):
+            if (level == len(LEVEL_SHIFTS) - 1 or self.is_page(level, entry)) and not entry & READABLE:
+                self.denied.append((va, 1 << shift))
+            elif level == len(LEVEL_SHIFTS) - 1 or self.is_page(level, entry):
                 found.append((va, entry & ADDRESS_MASK, bool(entry & SYSTEM), 1 << shift, bool(entry & WRITEABLE)))
             else:
                 self._walk(entry & ADDRESS_MASK, level + 1, va, found)

@@ -35,7 +35,8 @@ class SystemDMA:
                 ring_bytes=4 << (value >> 1 & 0x1F),
                 read_pointer_address=self._pair("RB_RPTR_ADDR_LO", "RB_RPTR_ADDR_HI"),
                 write_pointer_address=self._pair("RB_WPTR_POLL_ADDR_LO", "RB_WPTR_POLL_ADDR_HI"),
-                doorbell=(self._load("DOORBELL_OFFSET") >> 2 & 0x3FFFFFF) // 2)
+                doorbell=(self._load("DOORBELL_OFFSET") >> 2 & 0x3FFFFFF) // 2,
+                write_pointer=self._pair("RB_WPTR", "RB_WPTR_HI"))
             self.soc.queue_started(self.running)
 
     def registers(self):

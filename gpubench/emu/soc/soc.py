@@ -14,6 +14,7 @@ from gpubench.emu.soc import discovery, regmap
 from gpubench.emu.soc.chips import Chip
 from gpubench.emu.soc.gfx import GraphicsCore
 from gpubench.emu.soc.gmc import MemoryHubs
+from gpubench.emu.soc.ih import InterruptHandler
 from gpubench.emu.soc.nbio import HostInterface
 from gpubench.emu.soc.psp import PlatformSecurityProcessor
 from gpubench.emu.soc.registers import Register, RegisterFile
@@ -35,8 +36,9 @@ class SoC:
         self.smu = SystemManagementUnit(self)
         self.gfx = GraphicsCore(self)
         self.sdma = SystemDMA(self)
+        self.ih = InterruptHandler(self)
         behaviour = {regmap.RCC_CONFIG_MEMSIZE: Register(reset=chip.vram_bytes >> 20)}
-        for block in (self.nbio, self.gmc, self.psp, self.smu, self.gfx, self.sdma):
+        for block in (self.nbio, self.gmc, self.psp, self.smu, self.gfx, self.sdma, self.ih):
             for hw_id, name, register, *instance in block.registers():  # (hw_id, name, register[, instance])
                 behaviour[self.address(hw_id, name, *instance)] = register
         self.registers = RegisterFile(mmio, behaviour, self.gfx.banks())
