@@ -208,6 +208,23 @@ def _interpolation() -> tuple[Correction, ...]:
     return p10, p2, p10_rtz, p2_rtz
 
 
+def _fp8_packing(kind: str) -> Correction:
+    name = f"V_CVT_PK_{kind.upper()}_F32"
+    return Correction(
+        (name,), ("rdna4", "cdna"),
+        f"f32_to_{kind} rounds to nearest even and does not saturate: an overflow or an infinity is "
+        f"{'the NaN 0x7f' if kind == 'fp8' else 'an infinity'} in the OCP format (gfx950, gfx12) and the NaN 0x80 "
+        "in the FNUZ one (gfx942; FP8_FNUZ says which); a NaN is the format's NaN; denormals are kept; the "
+        "destination is this lane's D0 (its other half kept). The clamp bit (saturation) is not emulated",
+        "OCP 8-bit FP spec and LLVM's FNUZ formats for the encodings; rounding and overflow: measurements on "
+        "gfx942/gfx950 in ROCm/rocm-systems issue 9556 (v_cvt_pk_fp8_f32 448+18 -> 0x7f NaN, bf8 57344+4096 -> "
+        "+inf: \"those instructions round; they do not saturate\"); the manual's VGPR[laneId][VDST] is D0",
+        ((f"f32_to_{kind}(S1.f32)", f"f32_to_{kind}(S1.f32, FP8_FNUZ)"),
+         (f"f32_to_{kind}(S0.f32)", f"f32_to_{kind}(S0.f32, FP8_FNUZ)"),
+         ("VGPR[laneId][VDST.u32][15 : 0].b16", "D0[15 : 0].b16"),
+         ("VGPR[laneId][VDST.u32][31 : 16].b16", "D0[31 : 16].b16")))
+
+
 # GFX9's 16-bit VALU operations that clear the high half of their VGPR (LLVM's zeroesHigh16BitsOfDest, in
 # the spec's names: LLVM's V_MAD_F16/U16/I16, V_FMA_F16 and V_DIV_FIXUP_F16 are GFX9's *_LEGACY_* opcodes).
 GFX9_ZEROING_16_BIT = (
@@ -220,7 +237,7 @@ GFX9_ZEROING_16_BIT = (
 
 CORRECTIONS: tuple[Correction, ...] = (
     *_division(32), *_division(64), _trigonometry(32), _trigonometry(16), _nan_quotient(16), TRIG_PREOP, CVT_PK_U8,
-    *_interpolation(),
+    *_interpolation(), _fp8_packing("fp8"), _fp8_packing("bf8"),
     Correction(
         (), ("rdna3", "cdna"),
         "omod (the x2, x4, /2 output modifier) is ignored while MODE.IEEE is set",

@@ -289,3 +289,66 @@ def test_div_fixup_f64_and_f16_turn_a_nan_quotient_into_an_infinity(target):
         got = (vgpr(ctx, 6, 3).astype(np.uint64) | vgpr(ctx, 7, 3).astype(np.uint64) << 32).view(np.float64)
         assert list(got) == [np.inf, -np.inf, -1.5], engine_name
         assert list(vgpr(ctx, 8, 3) & 0xFFFF) == [0x7C00, 0xFC00, int(h(-1.5)[0])], engine_name
+
+
+# -- v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 ------------------------------------------------------------------
+
+def _fp8_values(kind: str, fnuz: bool) -> list:
+    """Each code's value (None: NaN) from the formats' definitions (OCP 8-bit FP; FNUZ: bias + 1, no
+    infinity, 0x80 the only NaN)."""
+    exp_bits, man_bits = (4, 3) if kind == "fp8" else (5, 2)
+    bias = (1 << (exp_bits - 1)) - (0 if fnuz else 1)
+    values = []
+    for code in range(256):
+        sign = -1.0 if code & 0x80 else 1.0
+        e, m = (code >> man_bits) & ((1 << exp_bits) - 1), code & ((1 << man_bits) - 1)
+        if fnuz and code == 0x80 or not fnuz and kind == "fp8" and code & 0x7F == 0x7F:
+            values.append(None)
+        elif not fnuz and kind == "bf8" and e == (1 << exp_bits) - 1:
+            values.append(sign * float("inf") if m == 0 else None)
+        else:
+            significand = m / (1 << man_bits) if e == 0 else 1 + m / (1 << man_bits)
+            values.append(sign * significand * 2.0 ** (max(e, 1) - bias))
+    return values
+
+
+def _fp8_model(x: float, kind: str, fnuz: bool) -> int:
+    """The nearest finite code (ties: the even code), or the overflow/NaN code; no saturation."""
+    import math
+    values = _fp8_values(kind, fnuz)
+    nan = 0x80 if fnuz else (0x7F if kind == "fp8" else 0x7E) | (0x80 if math.copysign(1, x) < 0 else 0)
+    inf = nan if fnuz or kind == "fp8" else (0xFC if x < 0 else 0x7C)
+    if math.isnan(x):
+        return nan
+    finite = [(abs(v - x), code) for code, v in enumerate(values) if v is not None and math.isfinite(v)]
+    largest = max(abs(v) for v in values if v is not None and math.isfinite(v))
+    step = largest - max(abs(v) for v in values if v is not None and math.isfinite(v) and abs(v) < largest)
+    if math.isinf(x) or abs(x) > largest + step / 2 or abs(x) == largest + step / 2 and (values.index(largest) & 1):
+        return inf
+    best = min(d for d, _ in finite)
+    codes = sorted(c for d, c in finite if d == best)
+    if len(codes) > 1:  # +0 and -0, or a tie between neighbours
+        same_sign = [c for c in codes if (c >> 7) == (math.copysign(1, x) < 0)] if best == abs(x) else codes
+        codes = same_sign or codes
+        codes = [c for c in codes if c % 2 == 0] or codes
+    return codes[0] if not (fnuz and codes[0] == 0x80) else 0
+
+
+FP8_INPUTS = st.one_of(st.floats(width=32), st.floats(-600, 600, width=32), st.floats(-0.0625, 0.0625, width=32),
+                       st.floats(-70000, 70000, width=32))
+
+
+@pytest.mark.parametrize("target,fnuz", [("gfx942", True), ("gfx950", False), ("gfx1201", False)])
+@pytest.mark.parametrize("kind", ["fp8", "bf8"])
+@settings(max_examples=6, deadline=None)
+@given(a=st.lists(FP8_INPUTS, min_size=LANES, max_size=LANES), b=st.lists(FP8_INPUTS, min_size=LANES, max_size=LANES),
+       high=st.booleans())
+def test_cvt_pk_fp8_rounds_to_nearest_even_without_saturating(target, fnuz, kind, a, b, high):
+    a32, b32 = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    pair = [_fp8_model(float(y), kind, fnuz) << 8 | _fp8_model(float(x), kind, fnuz) for x, y in zip(a32, b32)]
+    old = 0xA5A5_5A5A
+    want = [(old & 0x0000FFFF) | p << 16 if high else (old & 0xFFFF0000) | p for p in pair]
+    text = f"v_cvt_pk_{kind}_f32 v1, v2, v3" + (" op_sel:[0,0,1]" if high else "")
+    for engine_name in ENGINES:
+        ctx = run(text, engine_name, target, v1=old, v2=a32.view(np.uint32), v3=b32.view(np.uint32))
+        assert list(vgpr(ctx, 1)) == want, (engine_name, [hex(int(x)) for x in vgpr(ctx, 1)[:4]])

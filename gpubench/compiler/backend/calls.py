@@ -149,6 +149,18 @@ def _two_over_pi_bits(ops: Ops, args: list[Operand]) -> Operand:
     return ops.arr(f"rt.two_over_pi_bits({ops._as_int(args[0])})", F64)
 
 
+def _f32_to_fp8(kind: str) -> Lowering:
+    def lower(ops: Ops, args: list[Operand]) -> Operand:
+        x = _float_arg(ops, args[0])
+        fnuz = ops.code(args[1]) if len(args) > 1 else "False"
+        return ops.arr(f"rt.f32_to_fp8({x.code}, {fmt(x.dtype)}, {fnuz}, {kind!r})", DataType("b", 8))
+
+    return lower
+
+
+LOWERINGS["f32_to_fp8"], LOWERINGS["f32_to_bf8"] = _f32_to_fp8("fp8"), _f32_to_fp8("bf8")
+
+
 @lowering("fma")
 def _fma(ops: Ops, args: list[Operand]) -> Operand:
     floats_ = [a.dtype for a in args if a.dtype is not None and a.dtype.is_float]

@@ -25,7 +25,7 @@ REGISTERS = frozenset({
     "S0", "S1", "S2", "D0", "D1", "VCC", "EXEC", "laneId", "M0", "SIMM16", "SIMM32", "OPSEL", "OPSEL_HI",
     "NEG", "NEG_HI", "PC",
 })
-FLAGS = frozenset({"SCC", "VCCZ", "EXECZ", "WAVE32", "WAVE64"})
+FLAGS = frozenset({"SCC", "VCCZ", "EXECZ", "WAVE32", "WAVE64", "FP8_FNUZ"})  # FP8_FNUZ: corrections.py
 # Fields of the state records, each a one-bit flag.
 RECORD_FIELDS = {
     "WAVE_MODE": frozenset({"IEEE", "GPR_IDX_EN"}),

@@ -309,6 +309,39 @@ def two_over_pi_bits(shift):
     return _TWO_OVER_PI[np.where((shift >= 0) & (shift < len(_TWO_OVER_PI) - 1), shift, len(_TWO_OVER_PI) - 1)]
 
 
+def f32_to_fp8(x, fmt: Fmt, fnuz, kind: str):
+    """helpers.f32_to_fp8_code of each element (fnuz: bool per element), as uint32 codes."""
+    v = to_f64(x, fmt)
+    fnuz = np.broadcast_to(np.asarray(fnuz, bool), v.shape)
+    out = np.zeros(v.shape, np.uint32)
+    for variant in (False, True):
+        exp_bits, man_bits, bias = helpers.FP8_FORMATS[kind, variant]
+        e4m3 = kind == "fp8" and not variant
+        top = (1 << exp_bits) - 1 if variant or kind == "fp8" else (1 << exp_bits) - 2
+        top_mantissa = (1 << man_bits) - (2 if e4m3 else 1)
+        largest = (1 + top_mantissa / (1 << man_bits)) * 2.0 ** (top - bias)
+        emin = 1 - bias
+        negative = np.signbit(v)
+        sign = np.where(negative & (not variant), 0x80, 0).astype(np.uint32)
+        nan = np.uint32(0x80) if variant else sign | np.uint32(0x7F if kind == "fp8" else 0x7E)
+        overflow = nan if variant or kind == "fp8" else sign | np.uint32(0x7C)
+        a = np.abs(np.where(np.isfinite(v), v, 0.0))
+        _, e = np.frexp(a)
+        exponent = np.maximum(e - 1, emin)
+        quantum = np.ldexp(1.0, exponent - man_bits)
+        units = np.rint(a / quantum)  # exact scaling; rint rounds half to even
+        rounded = units * quantum
+        _, e2 = np.frexp(rounded)
+        mantissa = rounded / np.ldexp(1.0, np.maximum(e2 - 1, emin) - man_bits) - (1 << man_bits)
+        normal = ((np.maximum(e2 - 1, emin) + bias) << man_bits).astype(np.int64) + mantissa.astype(np.int64)
+        code = np.where(rounded < 2.0 ** emin, units.astype(np.int64), normal).astype(np.uint32)
+        code = np.where(rounded == 0, sign if not variant else np.uint32(0), np.where(negative, 0x80, 0) | code)
+        code = np.where(rounded > largest, overflow, code)
+        code = np.where(np.isinf(v), overflow, np.where(np.isnan(v), nan, code))
+        out = np.where(fnuz == variant, code, out)
+    return out.astype(np.uint32)
+
+
 def pow2(n, fmt: Fmt):
     """The exact 2**n rounded to fmt."""
     n = np.clip(np.asarray(n).astype(np.int64), -2200, 2200)

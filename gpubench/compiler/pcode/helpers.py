@@ -480,6 +480,67 @@ def two_over_pi_bits(rounding: int, shift: Value) -> Value:
     return convert(Value(None, two_over_pi_bits53(int_value(shift))), F64, floats.ROUND_NEAREST_EVEN)
 
 
+# --- f32 -> FP8 / BF8 (V_CVT_PK_FP8_F32, V_CVT_PK_BF8_F32) -------------------------------------------
+
+# (exponent bits, mantissa bits, bias) of OCP E4M3 / E5M2 (gfx950, gfx12) and the FNUZ ones (gfx942)
+FP8_FORMATS = {("fp8", False): (4, 3, 7), ("bf8", False): (5, 2, 15), ("fp8", True): (4, 3, 8),
+               ("bf8", True): (5, 2, 16)}
+
+
+def f32_to_fp8_code(value: float, kind: str, fnuz: bool) -> int:
+    """The 8-bit code of ``value`` rounded to nearest even, without saturation: an overflow is the
+    format's infinity (OCP E5M2) or its NaN (OCP E4M3 0x7f, FNUZ 0x80); infinities likewise; a NaN is
+    E4M3's 0x7f, E5M2's quiet 0x7e (with the sign), FNUZ's 0x80; FNUZ has no negative zero."""
+    exp_bits, man_bits, bias = FP8_FORMATS[kind, fnuz]
+    negative = math.copysign(1.0, value) < 0
+    sign = 0x80 if negative and not fnuz else 0
+    nan = 0x80 if fnuz else sign | (0x7F if kind == "fp8" else 0x7E)
+    overflow = nan if fnuz or kind == "fp8" else sign | 0x7C
+    if math.isnan(value):
+        return nan
+    if math.isinf(value):
+        return overflow
+    top = (1 << exp_bits) - 1 if fnuz or kind == "fp8" else (1 << exp_bits) - 2  # largest finite exponent field
+    top_mantissa = (1 << man_bits) - (2 if kind == "fp8" and not fnuz else 1)
+    largest = Fraction((1 << man_bits) + top_mantissa, 1 << man_bits) * Fraction(2) ** (top - bias)
+    x = abs(Fraction(value))
+    if x == 0:
+        return sign
+    emin = 1 - bias
+    exponent = max(x.numerator.bit_length() - x.denominator.bit_length(), emin)
+    while Fraction(2) ** exponent > x and exponent > emin:
+        exponent -= 1
+    while Fraction(2) ** (exponent + 1) <= x:
+        exponent += 1
+    quantum = Fraction(2) ** (exponent - man_bits)
+    units = round(x / quantum)  # Fraction's round(): ties to even
+    rounded = units * quantum
+    if rounded > largest:
+        return overflow
+    if rounded == 0:
+        return sign if not fnuz else 0
+    if rounded < Fraction(2) ** emin:  # a denormal
+        return (0x80 if negative else 0) | int(units)
+    exponent = rounded.numerator.bit_length() - rounded.denominator.bit_length()
+    while Fraction(2) ** exponent > rounded:
+        exponent -= 1
+    while Fraction(2) ** (exponent + 1) <= rounded:
+        exponent += 1
+    mantissa = int(rounded / Fraction(2) ** (exponent - man_bits)) - (1 << man_bits)
+    return (0x80 if negative else 0) | (exponent + bias) << man_bits | mantissa
+
+
+def _f32_to_fp8(kind: str) -> Helper:
+    def conversion(rounding: int, x: Value, fnuz: Value | None = None) -> Value:
+        code = f32_to_fp8_code(float_value(_float_arg(x)), kind, bool(fnuz is not None and int_value(fnuz)))
+        return from_int(DataType("b", 8), code)
+
+    return conversion
+
+
+HELPERS["f32_to_fp8"], HELPERS["f32_to_bf8"] = _f32_to_fp8("fp8"), _f32_to_fp8("bf8")
+
+
 @_helper("nop", "s_nop")
 def nop(rounding: int, *args: Value) -> Value:
     """No effect; ``s_nop(16'0U)`` is how V_PERMLANE64 says "do nothing" in wave32."""

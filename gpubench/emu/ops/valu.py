@@ -50,6 +50,7 @@ SDWA_SELECTS = ((0, 8), (8, 8), (16, 8), (24, 8), (0, 16), (16, 16), (0, 32))
 UNUSED_PAD, UNUSED_SEXT, UNUSED_PRESERVE = 0, 1, 2
 TRAP_STATUS = {"rdna4": "HW_REG_WAVE_EXCP_FLAG_USER", "rdna3": "HW_REG_TRAPSTS", "cdna": "HW_REG_TRAPSTS"}
 INVALID = np.uint32(1)  # the trap status's first math exception
+FNUZ_TARGETS = ("gfx942",)  # FP8/BF8 in the FNUZ formats (matrix.py's MFMA too)
 SATURATING = {"ADD": lambda a, b: a + b, "SUB": lambda a, b: a - b, "SUBREV": lambda a, b: b - a}
 
 
@@ -182,6 +183,8 @@ class VectorOp:
             return lambda ctx, waves, g: np.full(g.writable.size, ctx.waves.wave_size == int(name[4:]), bool)
         if name == "WAVE_MODE_IEEE":
             return lambda ctx, waves, g: np.repeat(modes.flag(ctx, waves, modes.IEEE), ctx.waves.wave_size)
+        if name == "FP8_FNUZ":  # gfx942's FP8/BF8 are the FNUZ formats, gfx950's and gfx12's the OCP ones
+            return lambda ctx, waves, g: np.full(g.writable.size, ctx.isa.target.name in FNUZ_TARGETS, bool)
         if name in ("SIMM32", "SIMM16") and ops.literal is not None:
             return lambda ctx, waves, g: np.full(g.writable.size, ops.literal, np.uint32)
         if name in ops.selects:
