@@ -225,6 +225,24 @@ def _fp8_packing(kind: str) -> Correction:
          ("VGPR[laneId][VDST.u32][31 : 16].b16", "D0[31 : 16].b16")))
 
 
+def _fp8_unpacking(kind: str) -> tuple[Correction, ...]:
+    names = (f"V_CVT_F32_{kind.upper()}", f"V_CVT_PK_F32_{kind.upper()}")
+    decode = Correction(
+        names, ("rdna4",),
+        f"{kind}_to_f32 is exact (denormals, the OCP infinity and NaN codes kept as f32 values); the source "
+        "register is S0 in this lane, whichever operand src0 names",
+        "the OCP 8-bit FP spec (gfx12's formats); the manual's VGPR[laneId][SRC0] is this lane's src0",
+        (("VGPR[laneId][SRC0.u32]", "S0"), (f"].{kind})", "].u8, FP8_FNUZ)")))
+    half = Correction(
+        names[1:], ("rdna4",),
+        "the 16-bit source's half is chosen once, by the operand code (op_sel[0] in VOP3, the .h register in VOP1), "
+        "as for every 16-bit operand",
+        "LLVM's operand types (a 16-bit src0) and encodings: op_sel:[1,0] sets OPSEL[0]; the manual's text selects "
+        "the half itself",
+        (("tmp = OPSEL[0].u1 ? S0[31 : 16] : S0[15 : 0];", "tmp = S0[15 : 0];"),))
+    return decode, half
+
+
 # GFX9's 16-bit VALU operations that clear the high half of their VGPR (LLVM's zeroesHigh16BitsOfDest, in
 # the spec's names: LLVM's V_MAD_F16/U16/I16, V_FMA_F16 and V_DIV_FIXUP_F16 are GFX9's *_LEGACY_* opcodes).
 GFX9_ZEROING_16_BIT = (
@@ -238,6 +256,7 @@ GFX9_ZEROING_16_BIT = (
 CORRECTIONS: tuple[Correction, ...] = (
     *_division(32), *_division(64), _trigonometry(32), _trigonometry(16), _nan_quotient(16), TRIG_PREOP, CVT_PK_U8,
     *_interpolation(), _fp8_packing("fp8"), _fp8_packing("bf8"),
+    *_fp8_unpacking("fp8"), *_fp8_unpacking("bf8"),
     Correction(
         (), ("rdna3", "cdna"),
         "omod (the x2, x4, /2 output modifier) is ignored while MODE.IEEE is set",

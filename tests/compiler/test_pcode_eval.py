@@ -461,7 +461,9 @@ def _generic_state(rng: random.Random) -> Environment:
 KNOWN_TYPE_GAPS = {
     "rdna3": {"V_TRIG_PREOP_F64"},
     "rdna4": {"V_TRIG_PREOP_F64", "V_CVT_SR_FP8_F32", "V_CVT_SR_BF8_F32", "V_DOT4_F32_FP8_BF8", "V_DOT4_F32_BF8_FP8",
-              "V_DOT4_F32_FP8_FP8", "V_DOT4_F32_BF8_BF8"},
+              "V_DOT4_F32_FP8_FP8", "V_DOT4_F32_BF8_BF8",
+              # the manual's .fp8/.bf8 operands (corrections.py reads them as bytes for the emulator)
+              "V_CVT_F32_FP8", "V_CVT_F32_BF8", "V_CVT_PK_F32_FP8", "V_CVT_PK_F32_BF8"},
     "cdna": {"V_TRIG_PREOP_F64", "V_CVT_SR_FP8_F32", "V_CVT_SR_BF8_F32"},
 }
 ALU = ("SOP1Op", "SOP2Op", "SOPCOp", "SOPKOp", "SOPPOp", "VOP1Op", "VOP2Op", "VOP3Op", "VOP3POp", "VOP3SDOp", "VOPCOp")

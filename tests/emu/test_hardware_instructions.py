@@ -352,3 +352,21 @@ def test_cvt_pk_fp8_rounds_to_nearest_even_without_saturating(target, fnuz, kind
     for engine_name in ENGINES:
         ctx = run(text, engine_name, target, v1=old, v2=a32.view(np.uint32), v3=b32.view(np.uint32))
         assert list(vgpr(ctx, 1)) == want, (engine_name, [hex(int(x)) for x in vgpr(ctx, 1)[:4]])
+
+
+@pytest.mark.parametrize("kind", ["fp8", "bf8"])
+def test_gfx12_fp8_to_f32_conversions_decode_every_code_of_the_selected_byte(kind):
+    values = _fp8_values(kind, False)
+    for start in range(0, 256, LANES // 1):
+        codes = np.arange(start, start + LANES) % 256
+        words = (codes | (codes ^ 0x55) << 8 | (codes ^ 0xAA) << 16 | (codes ^ 0xFF) << 24).astype(np.uint32)
+        for engine_name in ENGINES:
+            ctx = run(f"v_cvt_f32_{kind} v1, v2\nv_cvt_f32_{kind}_e64 v3, v2 byte_sel:1\n"
+                      f"v_cvt_f32_{kind}_e64 v6, v2 byte_sel:2\nv_cvt_f32_{kind}_e64 v7, v2 byte_sel:3\n"
+                      f"v_cvt_pk_f32_{kind}_e64 v[8:9], v2 op_sel:[1,0]", engine_name, "gfx1201", v2=words)
+            for reg, flip in ((1, 0), (3, 0x55), (6, 0xAA), (7, 0xFF), (8, 0xAA), (9, 0xFF)):
+                got = vgpr(ctx, reg).view(np.float32)
+                for lane, code in enumerate(codes):
+                    want = values[code ^ flip]
+                    assert np.isnan(got[lane]) if want is None else got[lane] == want and \
+                        np.signbit(got[lane]) == (code ^ flip) >> 7, (engine_name, reg, hex(code ^ flip))

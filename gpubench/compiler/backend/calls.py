@@ -161,6 +161,17 @@ def _f32_to_fp8(kind: str) -> Lowering:
 LOWERINGS["f32_to_fp8"], LOWERINGS["f32_to_bf8"] = _f32_to_fp8("fp8"), _f32_to_fp8("bf8")
 
 
+def _fp8_to_f32(kind: str) -> Lowering:
+    def lower(ops: Ops, args: list[Operand]) -> Operand:
+        fnuz = ops.code(args[1]) if len(args) > 1 else "False"
+        return ops.arr(f"rt.fp8_to_f32({ops._as_int(args[0])}, {fnuz}, {kind!r})", F32)
+
+    return lower
+
+
+LOWERINGS["fp8_to_f32"], LOWERINGS["bf8_to_f32"] = _fp8_to_f32("fp8"), _fp8_to_f32("bf8")
+
+
 @lowering("fma")
 def _fma(ops: Ops, args: list[Operand]) -> Operand:
     floats_ = [a.dtype for a in args if a.dtype is not None and a.dtype.is_float]

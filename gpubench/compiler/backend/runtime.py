@@ -342,6 +342,20 @@ def f32_to_fp8(x, fmt: Fmt, fnuz, kind: str):
     return out.astype(np.uint32)
 
 
+_FP8_VALUES: dict = {}
+
+
+def fp8_to_f32(x, fnuz, kind: str):
+    """helpers.fp8_code_value of each 8-bit code as float32 (fnuz: bool per element)."""
+    for variant in (False, True):
+        if (kind, variant) not in _FP8_VALUES:
+            _FP8_VALUES[kind, variant] = np.array([helpers.fp8_code_value(c, kind, variant) for c in range(256)],
+                                                  np.float32)
+    code = np.asarray(x).astype(np.int64) & 0xFF
+    fnuz = np.broadcast_to(np.asarray(fnuz, bool), code.shape)
+    return np.where(fnuz, _FP8_VALUES[kind, True][code], _FP8_VALUES[kind, False][code])
+
+
 def pow2(n, fmt: Fmt):
     """The exact 2**n rounded to fmt."""
     n = np.clip(np.asarray(n).astype(np.int64), -2200, 2200)

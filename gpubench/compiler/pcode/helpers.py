@@ -541,6 +541,29 @@ def _f32_to_fp8(kind: str) -> Helper:
 HELPERS["f32_to_fp8"], HELPERS["f32_to_bf8"] = _f32_to_fp8("fp8"), _f32_to_fp8("bf8")
 
 
+def fp8_code_value(code: int, kind: str, fnuz: bool) -> float:
+    """The value of an 8-bit FP8/BF8 code (NaN for the formats' NaN codes), exact in f32."""
+    exp_bits, man_bits, bias = FP8_FORMATS[kind, fnuz]
+    negative, e, m = code >> 7 & 1, (code >> man_bits) & ((1 << exp_bits) - 1), code & ((1 << man_bits) - 1)
+    if fnuz and code == 0x80 or not fnuz and kind == "fp8" and code & 0x7F == 0x7F:
+        return math.nan
+    if not fnuz and kind == "bf8" and e == (1 << exp_bits) - 1:
+        return math.nan if m else (-math.inf if negative else math.inf)
+    value = math.ldexp((m if e == 0 else m + (1 << man_bits)), max(e, 1) - bias - man_bits)
+    return -value if negative else value
+
+
+def _fp8_to_f32(kind: str) -> Helper:
+    def conversion(rounding: int, x: Value, fnuz: Value | None = None) -> Value:
+        value = fp8_code_value(int_value(x) & 0xFF, kind, bool(fnuz is not None and int_value(fnuz)))
+        return typed(F32, floats.encode(value, floats.FORMATS[F32]))
+
+    return conversion
+
+
+HELPERS["fp8_to_f32"], HELPERS["bf8_to_f32"] = _fp8_to_f32("fp8"), _fp8_to_f32("bf8")
+
+
 @_helper("nop", "s_nop")
 def nop(rounding: int, *args: Value) -> Value:
     """No effect; ``s_nop(16'0U)`` is how V_PERMLANE64 says "do nothing" in wave32."""
