@@ -119,18 +119,30 @@ def test_gpubench_run_passes_a_slice_of_test_ops_on_mockpci(tmp_path):
 
 
 @pytest.mark.parametrize("target, mode", [("gfx1100", "fault_valid"), ("gfx1201", "fault_read"),
-                                          ("gfx942", "fault_read"), ("gfx950", "fault_valid")])
+                                          ("gfx942", "fault_read"), ("gfx950", "fault_valid"),
+                                          ("gfx1100", "fault_ring"), ("gfx942", "fault_ring")])
 def test_a_bad_pte_is_a_vm_fault_am_reads_from_the_ih_ring_with_the_address_and_the_process_lives_on(target, mode):
-    """A PTE without VALID (or READABLE) under a buffer a kernel reads: the IH ring gets a UTCL2 fault entry
-    with the page (as gmc_v9..v12 decode it), the fault registers hold the address AM prints; AM recovers the
-    device and the next computation runs."""
+    """A PTE without VALID (or READABLE) under a buffer a kernel reads, or under the compute queue's ring the
+    CP fetches from: the IH ring gets a UTCL2 fault entry with the page (as gmc_v9..v12 decode it), the fault
+    registers hold the address AM prints; AM recovers the device and the next computation runs."""
     faulted = run_client(target, mode)
     client = 27 if target in CDNA else 10  # SOC15_IH_CLIENTID_UTCL2 / SOC21_IH_CLIENTID_GFX, source UTCL2_FAULT (0)
     page = faulted["address"] >> 12
     assert [(e[0] & 0xFF, e[0] >> 8 & 0xFF, e[4], e[5]) for e in faulted["posted"]] == \
         [(client, 0, page & 0xFFFFFFFF, page >> 32 & 0xF)]
     assert f"{faulted['address']:#x}" in faulted["printed"] and "GCVM_L2_PROTECTION_FAULT_STATUS" in faulted["printed"]
-    assert ("'mapping_error': 1" in faulted["printed"]) == (mode == "fault_valid")
+    assert ("'mapping_error': 1" in faulted["printed"]) == (mode != "fault_read")
     assert ("'permission_faults': 2" in faulted["printed"]) == (mode == "fault_read")  # a read the PTE forbids
     assert faulted["error"] and faulted["fault_status_after"] == 0  # AM cleared the latched fault
     assert faulted["after"] == [3.0, 6.0]
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx942"])
+def test_ams_teardown_stops_its_queues_and_a_second_open_in_the_process_boots_partially(target):
+    """AM's teardown (device_fini) dequeues the HQDs and disables the SDMA ring: the command processor runs no
+    queue; a second AMDev on the GPU then finds AM's version in SCRATCH_REG7 and a clean teardown in
+    SCRATCH_REG6, so it re-initialises only GFX and SDMA."""
+    reopened = run_client(target, "reopen")
+    assert reopened["computed"] == [2.0, 3.0]
+    assert (reopened["queues_open"], reopened["queues_after_teardown"]) == (2, 0)  # compute and SDMA
+    assert reopened["second_partial_boot"] and reopened["second_seconds"] < 2 and reopened["scratch_reg6"] == 1
