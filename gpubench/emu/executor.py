@@ -18,7 +18,7 @@ from gpubench.emu.memory import PageFault
 from gpubench.emu.ops import Handler, Unsupported
 from gpubench.emu.ops import claimed as ops_claimed
 from gpubench.emu.waves import EXEC_LO, SGPRS, WaveState
-from gpubench.isa.decoder import DecodeError, Instruction, decode
+from gpubench.isa.decoder import DecodeError, Instruction, decode, decides_alone
 from gpubench.isa.disasm import disassemble_at
 
 MAX_INSTRUCTION_BYTES = 16
@@ -45,14 +45,16 @@ class Watchdog:
 class Program:
     """The code a dispatch runs, decoded once per PC, with each instruction's handler.
 
-    Decoding is shared by every dispatch in the process: an instruction is looked up by the bytes
-    at its PC (a fetch window, so new code at a reused address is decoded afresh) and decoded and
-    bound to its handler only the first time those bytes are seen. A dispatch then pays one fetch
-    per PC it reaches, not a decode."""
+    Decoding is shared by every dispatch in the process: an instruction is looked up by its bytes
+    (the decoder reads an encoding from its first byte on and stops at its end, so the bytes at a PC
+    that begin with a decoded instruction's bytes are that instruction; new code at a reused address
+    is decoded afresh) and decoded and bound to its handler only the first time those bytes are seen.
+    A dispatch then pays one fetch per PC it reaches, not a decode."""
 
     _handlers: dict[tuple, tuple[Handler, object]] = {}  # (handler, its factory) by (target, wave size, bytes)
-    _decoded: dict[tuple, tuple[Instruction, Handler]] = {}  # by (target, wave size, fetch window)
-    MAX_DECODED = 1 << 17  # fetch windows kept; past it the cache starts again (a long run of generated code)
+    _decoded: dict[tuple, tuple[Instruction, Handler]] = {}  # by (target, wave size, instruction bytes)
+    MAX_DECODED = 1 << 17  # instructions kept; past it the cache starts again (a long run of generated code)
+    PREFIXES = range(4, MAX_INSTRUCTION_BYTES + 1, 4)  # the instruction sizes: a dword multiple
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
@@ -70,8 +72,12 @@ class Program:
         """The instruction at ``pc`` and its handler, from the process's decode cache."""
         target, wave_size = self.ctx.isa.target.name, self.ctx.waves.wave_size
         window = self.window(pc)
-        found = self._decoded.get((target, wave_size, window))
-        return found if found is not None else self._decode(target, wave_size, window)
+        decoded = self._decoded
+        for size in self.PREFIXES:
+            found = decoded.get((target, wave_size, window[:size]))
+            if found is not None:
+                return found
+        return self._decode(target, wave_size, window)
 
     def factory(self, inst: Instruction):
         """The handler factory that claimed ``inst`` (one `lookup` returned)."""
@@ -96,7 +102,8 @@ class Program:
         handler = claimed[0]
         if len(self._decoded) >= self.MAX_DECODED:
             self._decoded.clear()
-        self._decoded[(target, wave_size, window)] = inst, handler
+        # an instruction that the bytes after it could extend is known by the whole window
+        self._decoded[(target, wave_size, inst.bytes if decides_alone(inst) else window)] = inst, handler
         return inst, handler
 
     def describe(self, pc: int) -> str:

@@ -174,6 +174,13 @@ def _pick_variant(isa: ISA, base: Format, idef: InstrDef, word: int) -> Format:
 COMPOUND_FORMATS = {"VOP3PX2": ("VOP3P", "V_MFMA_LD_SCALE_B32", {"abid": 1})}
 
 
+def decides_alone(inst: Instruction) -> bool:
+    """Whether ``inst``'s own bytes decide its decoding wherever they stand: not for the first
+    instruction of a compound encoding, which the bytes after it extend."""
+    return not any((inst.fmt.name, inst.name) == (first_format, first_instr)
+                   for first_format, first_instr, _ in COMPOUND_FORMATS.values())
+
+
 def _compound(isa: ISA, base: Format, idef: InstrDef, data: bytes, offset: int) -> Instruction | None:
     """The compound encoding that starts with ``idef`` of ``base``, if the bytes hold one."""
     for name, (first_format, first_instr, required) in COMPOUND_FORMATS.items():

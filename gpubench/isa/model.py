@@ -6,6 +6,7 @@ The generated modules under ``gpubench/isa/<arch>/`` build instances of these; e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class Field:
     def width(self) -> int:
         return self.hi - self.lo + 1
 
-    @property
+    @cached_property
     def mask(self) -> int:
         return (1 << self.width) - 1
 
@@ -45,16 +46,17 @@ class Format:
     allowed: frozenset[str] = field(default_factory=frozenset)  # opcode names legal here
 
     def field(self, name: str) -> Field | None:
-        for f in self.fields:
-            if f.name == name:
-                return f
-        return None
+        return self._by_name.get(name)
 
-    @property
+    @cached_property
+    def _by_name(self) -> dict[str, Field]:  # the first field of a name wins
+        return {f.name: f for f in reversed(self.fields)}
+
+    @cached_property
     def opcode_fields(self) -> tuple[Field, ...]:
         return tuple(f for f in self.fields if f.kind == "EnumBitField")
 
-    @property
+    @cached_property
     def fixed_fields(self) -> tuple[Field, ...]:
         return tuple(f for f in self.fields if f.kind == "FixedBitField")
 
@@ -84,7 +86,8 @@ class InstrDef:
     operands: tuple[Operand, ...]
 
     def operand(self, field_name: str) -> Operand | None:
-        for o in self.operands:
-            if o.field == field_name:
-                return o
-        return None
+        return self._by_field.get(field_name)
+
+    @cached_property
+    def _by_field(self) -> dict[str, Operand]:  # the first operand of a field wins
+        return {o.field: o for o in reversed(self.operands)}

@@ -36,3 +36,13 @@ def test_a_second_dispatch_decodes_nothing(monkeypatch):
     ctx = Dispatch()("v_mov_b32 v1, 5\nv_add_nc_u32 v1, v1, v1")
     assert (ctx.waves.vgpr[:, 1, :] == 10).all()
     assert decoded == []
+
+
+def test_an_instruction_is_decoded_once_whatever_follows_it(monkeypatch):
+    decoded, decode = [], executor.decode
+    monkeypatch.setattr(executor, "decode", lambda *args: decoded.append(args) or decode(*args))
+    for neighbour in ("v_mov_b32 v2, 1", "v_mov_b32 v3, 0x12345", "s_nop 3"):
+        ctx = Dispatch()(f"v_mov_b32 v1, 0x4242\n{neighbour}")
+        assert (ctx.waves.vgpr[:, 1, :] == 0x4242).all()
+    mov = assemble(Dispatch().isa, "v_mov_b32 v1, 0x4242").data
+    assert sum(1 for args in decoded if args[1].startswith(mov)) == 1

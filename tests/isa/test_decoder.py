@@ -64,3 +64,43 @@ def test_sgpr_writing_compare_in_vop3_dpp_form(target):
         inst, got = disassemble_at(isa, bytes.fromhex(data))
         assert (got, inst.size) == (text, 12)
         assert assemble(isa, text).data.hex() == data
+
+
+CORPUS_TARGETS = ("gfx1100", "gfx1201", "gfx942", "gfx950")
+
+
+@pytest.fixture(scope="module")
+def corpus_words():
+    from gpubench.isa import corpus
+    return [(target, bytes.fromhex(e["bytes"])) for target in CORPUS_TARGETS for e in corpus.load_entries(target)]
+
+
+def test_an_instruction_decodes_the_same_whatever_bytes_follow_it(corpus_words):
+    """The decode cache (emu/executor.Program) knows an instruction by its own bytes: that holds only
+    if the bytes after an encoding never change it, compound encodings (gfx950's VOP3PX2) excepted."""
+    from hypothesis import given, settings, strategies as st
+    from gpubench.isa.decoder import decides_alone
+
+    @settings(max_examples=3000, deadline=None, derandomize=True)
+    @given(st.sampled_from(corpus_words), st.binary(min_size=12, max_size=12), st.binary(min_size=12, max_size=12))
+    def check(entry, after, other):
+        target, data = entry
+        isa = ISA.get(target)
+        try:
+            inst = decode(isa, data + after)
+        except DecodeError:
+            return
+        if not decides_alone(inst):
+            return
+        again = decode(isa, inst.bytes + other)
+        assert (again.fmt, again.idef, again.idef_y, again.bytes) == (inst.fmt, inst.idef, inst.idef_y, inst.bytes)
+
+    check()
+
+
+def test_a_compound_encodings_first_instruction_is_not_decided_alone():
+    from gpubench.isa.decoder import decides_alone
+    isa = ISA.get("gfx950")
+    scale = decode(isa, bytes.fromhex("0040acd300000000"))
+    assert scale.name == "V_MFMA_LD_SCALE_B32" and not decides_alone(scale)
+    assert decides_alone(decode(isa, bytes.fromhex("810080be")))

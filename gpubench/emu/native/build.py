@@ -28,7 +28,7 @@ from gpubench.compiler.native.lower import counted_loop  # noqa: F401 - the hand
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
 HANDLER_TYPE = ir.FunctionType(I32, [PTR, PTR])  # i32 handler(ptr frame, ptr record)
-NOT_IN_CODE = ("__init__.py", "engine.py")  # the package's modules that generate no IR (not in the key)
+NOT_IN_CODE = ("__init__.py", "engine.py", "saved.py")  # the package's modules that generate no IR (not in the key)
 STATS = {"compiled": 0, "loaded": 0, "refused": 0}  # modules, for tests and measurements
 
 
@@ -50,6 +50,29 @@ def addresses(codes: list[Code]) -> dict[str, int | BackendUnsupported]:
     if missing:
         _build(list(missing.values()))
     return {c.key: _addresses.get(c.key) or _refusals[c.key] for c in codes}
+
+
+class _NotOnDisk(BackendUnsupported):
+    """A code `load` expected in the disk cache is not there: it can only be compiled by its binder."""
+
+
+def _not_on_disk(module: ir.Module, name: str) -> None:
+    raise _NotOnDisk("not in the disk cache")
+
+
+def load(keys: list[str]) -> dict[str, int] | None:
+    """Each code's address, from this process or from the disk cache without its definition (a saved
+    program names its handlers by key); None if one is in neither."""
+    directory = _cache_directory()
+    missing = [key for key in keys if key not in _addresses]
+    if missing and (directory is None or not all((directory / f"{digest(key)}.o").exists() for key in missing)):
+        return None
+    if missing:
+        _build([Code(key, _not_on_disk) for key in missing])
+    for key in missing:  # removed from the disk meanwhile: not a refusal, the binder compiles it later
+        if isinstance(_refusals.get(key), _NotOnDisk):
+            del _refusals[key]
+    return None if any(key not in _addresses for key in keys) else {key: _addresses[key] for key in keys}
 
 
 @functools.cache

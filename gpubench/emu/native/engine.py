@@ -4,7 +4,7 @@ A `NativeProgram` is the code around a dispatch's entry point bound to records: 
 per code dword (a record index, unbound, or "the reference engine runs this"), and per record the
 handler's address, the instruction's size and its operand words. It is bound once per code content and
 reused by every dispatch of it in the process (checked against a copy of the code bytes, so code
-written again at the same address is bound again). Binding decodes forward from the entry point and
+written again at the same address is bound again), and kept on disk for later processes (saved.py). Binding decodes forward from the entry point and
 compiles every new handler variant in one batch; PCs the loop finds unbound later are bound then.
 
 Scheduling: every running wave runs natively, in wave order, until it ends, reaches a barrier, an
@@ -29,7 +29,7 @@ from gpubench.emu import executor
 from gpubench.emu.context import Context
 from gpubench.emu.cp import interpreter
 from gpubench.emu.memory import AddressSpace
-from gpubench.emu.native import alu, build, memory, vopd
+from gpubench.emu.native import alu, build, memory, saved, vopd
 from gpubench.emu.native.layout import (MAP_WORDS, RECORD_FN, RECORD_OPERANDS, RECORD_SIZE, RECORD_WORDS, Binding,
                                         Dispatch, Status)
 from gpubench.emu.native.lds import bind_lds
@@ -68,6 +68,7 @@ class NativeProgram:
         self.table = np.full(len(code) // 4, int(Binding.UNBOUND), np.int32)
         self.records = np.zeros((0, RECORD_WORDS), np.int64)
         self.names: list[tuple[str, ...]] = []  # per record: the instruction names (VOPD: both halves)
+        self.keys: list[str] = []  # per record: its handler's code key (saved.py)
         self.bound = 0  # instructions bound natively (the rest run on the reference engine)
 
     @classmethod
@@ -84,6 +85,7 @@ class NativeProgram:
             if len(_programs) >= MAX_PROGRAMS:
                 _programs.clear()
             program = _programs[key] = cls(ctx, start, code)
+            saved.load(program)
         return program
 
     def covers(self, pc: int) -> bool:
@@ -124,15 +126,18 @@ class NativeProgram:
             if not isinstance(address, int):
                 self.table[(pc - self.base) // 4] = Binding.REFERENCE
                 continue
-            row = np.zeros(RECORD_WORDS, np.int64)
+            row = [0] * RECORD_WORDS
             row[RECORD_FN], row[RECORD_SIZE] = address, inst.size
-            row[RECORD_OPERANDS:RECORD_OPERANDS + len(bound.operands)] = np.array(bound.operands, np.uint64).view(np.int64)
+            row[RECORD_OPERANDS:RECORD_OPERANDS + len(bound.operands)] = bound.operands
             self.table[(pc - self.base) // 4] = len(self.names)
             rows.append(row)
             self.names.append(tuple(i.name for i in (inst.idef, inst.idef_y) if i))
-        if rows:
-            self.records = np.concatenate([self.records, np.stack(rows)])
+            self.keys.append(bound.code.key)
+        if rows:  # operand words are unsigned 64-bit: the records hold their bits
+            self.records = np.concatenate([self.records, np.array(rows, np.uint64).view(np.int64)])
             self.bound += len(rows)
+        if found:
+            saved.save(self)
 
 
 class _MapTable:

@@ -24,6 +24,26 @@ class Unsupported(NotImplementedError):
     """The emulator has no semantics for this instruction (yet): the dispatch stops with its name."""
 
 
+class Deferred:
+    """A handler built on its first call. Claiming an instruction is cheap and building its handler
+    is not (binding operands, reading modes): the native engine claims every instruction it binds
+    and runs most of them without the reference handler. An Unsupported the build raises reaches
+    the dispatch when the instruction first runs, as an error from the handler would."""
+
+    __slots__ = ("build", "handler")
+
+    def __init__(self, build: Callable[[], Handler]):
+        self.build, self.handler = build, None
+
+    def built(self) -> Handler:
+        if self.handler is None:
+            self.handler = self.build()
+        return self.handler
+
+    def __call__(self, ctx: Context, waves: np.ndarray) -> None:
+        self.built()(ctx, waves)
+
+
 def factory(fn):
     """Register a handler factory: it returns a handler for the instructions it knows, else None."""
     FACTORIES.append(fn)
@@ -68,8 +88,11 @@ def semantics_source(inst: Instruction) -> str:
     from gpubench.emu.ops import alu
     for make in FACTORIES:
         try:
-            if make(inst) is None:
+            handler = make(inst)
+            if handler is None:
                 continue
+            if isinstance(handler, Deferred):
+                handler.built()
         except Unsupported:
             return "unimplemented"
         if make.__module__ not in (alu.__name__, f"{__name__}.vopd"):

@@ -12,7 +12,7 @@ import numpy as np
 
 from gpubench.compiler.backend import BackendUnsupported, compile_instruction
 from gpubench.emu.context import Context
-from gpubench.emu.ops import Unsupported, factory, float_modes, modes, valu
+from gpubench.emu.ops import Deferred, Unsupported, factory, float_modes, modes, valu
 from gpubench.emu.ops import operands as opnd
 from gpubench.emu.waves import EXEC_LO, VCC_LO
 from gpubench.isa.decoder import Instruction
@@ -145,10 +145,14 @@ def vector_alu(inst: Instruction):
     op = compiled_semantics(inst)
     if op is None:
         return None
-    bound = valu.VectorOp(inst.name, op, valu.operands_of(inst, op))
 
-    def run(ctx: Context, waves: np.ndarray) -> None:
-        bound(ctx, waves)
-        ctx.waves.pc[waves] += inst.size
+    def build():
+        bound = valu.VectorOp(inst.name, op, valu.operands_of(inst, op))
 
-    return run
+        def run(ctx: Context, waves: np.ndarray) -> None:
+            bound(ctx, waves)
+            ctx.waves.pc[waves] += inst.size
+
+        return run
+
+    return Deferred(build)

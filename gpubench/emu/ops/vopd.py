@@ -13,7 +13,7 @@ import numpy as np
 
 from gpubench.compiler.backend import BackendUnsupported, compile_instruction
 from gpubench.emu.context import Context
-from gpubench.emu.ops import Unsupported, factory
+from gpubench.emu.ops import Deferred, Unsupported, factory
 from gpubench.emu.ops import operands as opnd
 from gpubench.emu.ops.valu import Destination, Operands, Source, VectorOp
 from gpubench.isa.decoder import Instruction
@@ -27,16 +27,20 @@ PLAIN_ENUMS = ("VOP2Op", "VOP1Op")
 def dual_issue(inst: Instruction):
     if inst.isa.root_of(inst.fmt) != "VOPD":
         return None
-    x, y = (half_operation(inst, half, idef) for half, idef in ((HALF_X, inst.idef), (HALF_Y, inst.idef_y)))
 
-    def run(ctx: Context, waves: np.ndarray) -> None:
-        gathered_x, gathered_y = x.gather(ctx, waves), y.gather(ctx, waves)
-        results_x, results_y = x.compute(gathered_x), y.compute(gathered_y)
-        x.scatter(ctx, waves, gathered_x, results_x)
-        y.scatter(ctx, waves, gathered_y, results_y)
-        ctx.waves.pc[waves] += inst.size
+    def build():
+        x, y = (half_operation(inst, half, idef) for half, idef in ((HALF_X, inst.idef), (HALF_Y, inst.idef_y)))
 
-    return run
+        def run(ctx: Context, waves: np.ndarray) -> None:
+            gathered_x, gathered_y = x.gather(ctx, waves), y.gather(ctx, waves)
+            results_x, results_y = x.compute(gathered_x), y.compute(gathered_y)
+            x.scatter(ctx, waves, gathered_x, results_x)
+            y.scatter(ctx, waves, gathered_y, results_y)
+            ctx.waves.pc[waves] += inst.size
+
+        return run
+
+    return Deferred(build)
 
 
 def half_operation(inst: Instruction, half: Half, idef: InstrDef) -> VectorOp:

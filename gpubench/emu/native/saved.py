@@ -1,0 +1,84 @@
+"""Bound programs kept on disk, so that a later process binds nothing an earlier one bound.
+
+What binding makes of a program (engine.NativeProgram: the table, the records, the instruction
+names) depends only on the code bytes, the target, the wave size, the VGPRs and gpubench itself:
+the decoder's tables, how the handlers read their operands, the native binders. It is saved as
+``<native cache>/programs/<digest>.pickle``, the digest covering all of those (every source file of
+the package, and the native compiler's environment key); a record names its handler by its code key,
+not by an address of this process. Loading finds each handler's object in the disk cache
+(build.load); when one is missing the program is bound afresh.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import pickle
+from pathlib import Path
+
+import numpy as np
+
+import gpubench
+from gpubench.compiler.backend.cache import write_atomically
+from gpubench.compiler.native.jit import environment_key, native_cache_dir
+from gpubench.emu.native import build
+from gpubench.emu.native.layout import RECORD_FN
+
+FORMAT = 1  # of the saved file: a change makes every earlier file a miss
+STATE = {"table", "records", "keys", "names", "bound"}
+
+
+@functools.cache
+def _gpubench_fingerprint() -> str:
+    digest = hashlib.sha256(f"{FORMAT}\0{environment_key()}".encode())
+    package = Path(gpubench.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _path(target: str, wave_size: int, vgprs: int, code: np.ndarray) -> Path | None:
+    root = native_cache_dir()
+    if root is None:
+        return None
+    digest = hashlib.sha256(f"{_gpubench_fingerprint()}\0{target}\0{wave_size}\0{vgprs}\0".encode())
+    digest.update(code.tobytes())
+    return root / "programs" / f"{digest.hexdigest()[:32]}.pickle"
+
+
+def save(program) -> None:
+    """Keep ``program``'s binding (a failed write only costs a later process the binding)."""
+    path = _path(program.target, program.wave_size, program.vgprs, program.code)
+    if path is None:
+        return
+    keys = sorted(set(program.keys))
+    index = {key: i for i, key in enumerate(keys)}
+    records = program.records.copy()
+    records[:, RECORD_FN] = [index[key] for key in program.keys]
+    state = dict(table=program.table, records=records, keys=keys, names=program.names, bound=program.bound)
+    try:
+        write_atomically(path, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+    except OSError:
+        pass
+
+
+def load(program) -> bool:
+    """Fill the new, unbound ``program`` from its saved binding; False if there is none to use."""
+    path = _path(program.target, program.wave_size, program.vgprs, program.code)
+    if path is None or not path.exists():
+        return False
+    try:
+        state = pickle.loads(path.read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+        return False
+    if not isinstance(state, dict) or set(state) != STATE:
+        return False
+    addresses = build.load(state["keys"])
+    if addresses is None or len(state["table"]) != len(program.table):
+        return False
+    records = state["records"]
+    program.keys = [state["keys"][i] for i in records[:, RECORD_FN].tolist()]
+    records[:, RECORD_FN] = [addresses[key] for key in program.keys]
+    program.table, program.records = state["table"], records
+    program.names, program.bound = state["names"], state["bound"]
+    return True
