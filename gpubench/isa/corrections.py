@@ -214,14 +214,13 @@ def _fp8_packing(kind: str) -> Correction:
         (name,), ("rdna4", "cdna"),
         f"f32_to_{kind} rounds to nearest even and does not saturate: an overflow or an infinity is "
         f"{'the NaN 0x7f' if kind == 'fp8' else 'an infinity'} in the OCP format (gfx950, gfx12) and the NaN 0x80 "
-        "in the FNUZ one (gfx942; FP8_FNUZ says which); a NaN is the format's NaN; denormals are kept; the "
-        "destination is this lane's D0 (its other half kept). The clamp bit (saturation) is not emulated",
+        "in the FNUZ one (gfx942; FP8_FNUZ says which: gpubench/compiler/pcode/minifloat_views.py); a NaN is the "
+        "format's NaN; denormals are kept; the destination is this lane's D0 (its other half kept). The clamp bit "
+        "(saturation) is not emulated",
         "OCP 8-bit FP spec and LLVM's FNUZ formats for the encodings; rounding and overflow: measurements on "
         "gfx942/gfx950 in ROCm/rocm-systems issue 9556 (v_cvt_pk_fp8_f32 448+18 -> 0x7f NaN, bf8 57344+4096 -> "
         "+inf: \"those instructions round; they do not saturate\"); the manual's VGPR[laneId][VDST] is D0",
-        ((f"f32_to_{kind}(S1.f32)", f"f32_to_{kind}(S1.f32, FP8_FNUZ)"),
-         (f"f32_to_{kind}(S0.f32)", f"f32_to_{kind}(S0.f32, FP8_FNUZ)"),
-         ("VGPR[laneId][VDST.u32][15 : 0].b16", "D0[15 : 0].b16"),
+        (("VGPR[laneId][VDST.u32][15 : 0].b16", "D0[15 : 0].b16"),
          ("VGPR[laneId][VDST.u32][31 : 16].b16", "D0[31 : 16].b16")))
 
 
@@ -232,7 +231,7 @@ def _fp8_unpacking(kind: str) -> tuple[Correction, ...]:
         f"{kind}_to_f32 is exact (denormals, the OCP infinity and NaN codes kept as f32 values); the source "
         "register is S0 in this lane, whichever operand src0 names",
         "the OCP 8-bit FP spec (gfx12's formats); the manual's VGPR[laneId][SRC0] is this lane's src0",
-        (("VGPR[laneId][SRC0.u32]", "S0"), (f"].{kind})", "].u8, FP8_FNUZ)")))
+        (("VGPR[laneId][SRC0.u32]", "S0"),))
     half = Correction(
         names[1:], ("rdna4",),
         "the 16-bit source's half is chosen once, by the operand code (op_sel[0] in VOP3, the .h register in VOP1), "
@@ -241,6 +240,28 @@ def _fp8_unpacking(kind: str) -> tuple[Correction, ...]:
         "the half itself",
         (("tmp = OPSEL[0].u1 ? S0[31 : 16] : S0[15 : 0];", "tmp = S0[15 : 0];"),))
     return decode, half
+
+
+def _stochastic_fp8(kind: str) -> Correction:
+    random = "S1[31 : 12].u32" if kind == "fp8" else "S1[31 : 11].u32"
+    return Correction(
+        (f"V_CVT_SR_{kind.upper()}_F32",), ("rdna4", "cdna"),
+        f"S1's top bits ({random[:-4]}) are added to |S0| as that fraction of the {kind} quantum at |S0|, with the "
+        "carry into the exponent, and the sum is truncated to the format (f32_to_fp8_sr: helpers.py); an overflow, "
+        "NaN or infinity is encoded as V_CVT_PK_F32's conversion encodes it (no saturation), in the target's format "
+        "(OCP on gfx950/gfx12, FNUZ on gfx942); the byte OPSEL[3:2] names is written in this lane's D0, the "
+        "others kept. The manual adds the bits to the 23-bit mantissa field alone (a carry wraps) and then "
+        "rounds to nearest even",
+        "inferred, not measured: stochastic rounding that rounds to nearest after adding the random bits would "
+        "be biased by half a quantum; ROCm's host models of these conversions (hip_f8_impl.h, composable_kernel "
+        "and MIOpen's cast_to_f8 with stoch: the random bits added below the kept mantissa bits, a carry "
+        "renormalizing into the exponent, then truncation) are what its tests compare the instruction with. "
+        "Which bits of S1 are the random ones is the manual's text; in the format's denormal range the same "
+        "bits are added (ROCm's model widens its mask there); the manual's VGPR[laneId][VDST] is D0",
+        ((f"s = sign(S0.f32);\ne = exponent(S0.f32);\nm = 23'U(32'U(23'B(mantissa(S0.f32))) + {random});\n"
+          "tmp = float32(s, e, m);\n", ""),
+         (f"f32_to_{kind}(tmp.f32)", f"f32_to_{kind}_sr(S0.f32, {random}, FP8_FNUZ)"),
+         ("VGPR[laneId][VDST.u32]", "D0")))
 
 
 # GFX9's 16-bit VALU operations that clear the high half of their VGPR (LLVM's zeroesHigh16BitsOfDest, in
@@ -256,7 +277,7 @@ GFX9_ZEROING_16_BIT = (
 CORRECTIONS: tuple[Correction, ...] = (
     *_division(32), *_division(64), _trigonometry(32), _trigonometry(16), _nan_quotient(16), TRIG_PREOP, CVT_PK_U8,
     *_interpolation(), _fp8_packing("fp8"), _fp8_packing("bf8"),
-    *_fp8_unpacking("fp8"), *_fp8_unpacking("bf8"),
+    *_fp8_unpacking("fp8"), *_fp8_unpacking("bf8"), _stochastic_fp8("fp8"), _stochastic_fp8("bf8"),
     Correction(
         (), ("rdna3", "cdna"),
         "omod (the x2, x4, /2 output modifier) is ignored while MODE.IEEE is set",

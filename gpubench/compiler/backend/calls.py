@@ -161,6 +161,18 @@ def _f32_to_fp8(kind: str) -> Lowering:
 LOWERINGS["f32_to_fp8"], LOWERINGS["f32_to_bf8"] = _f32_to_fp8("fp8"), _f32_to_fp8("bf8")
 
 
+def _f32_to_fp8_sr(kind: str) -> Lowering:
+    def lower(ops: Ops, args: list[Operand]) -> Operand:
+        x = _float_arg(ops, args[0])
+        random, fnuz = ops._as_int(args[1]), ops.code(args[2])
+        return ops.arr(f"rt.f32_to_fp8_sr({x.code}, {fmt(x.dtype)}, {random}, {fnuz}, {kind!r})", DataType("b", 8))
+
+    return lower
+
+
+LOWERINGS["f32_to_fp8_sr"], LOWERINGS["f32_to_bf8_sr"] = _f32_to_fp8_sr("fp8"), _f32_to_fp8_sr("bf8")
+
+
 def _fp8_to_f32(kind: str) -> Lowering:
     def lower(ops: Ops, args: list[Operand]) -> Operand:
         fnuz = ops.code(args[1]) if len(args) > 1 else "False"

@@ -342,6 +342,25 @@ def f32_to_fp8(x, fmt: Fmt, fnuz, kind: str):
     return out.astype(np.uint32)
 
 
+def f32_to_fp8_sr(x, fmt: Fmt, random, fnuz, kind: str):
+    """f32_to_fp8 of helpers.stochastic_fp8_value of each element. float64 holds the sum exactly: an f32
+    in the format's normal range has no bit below 2^-23 of its quantum, and a smaller one is too small to
+    carry the sum across a multiple of the quantum."""
+    v = to_f64(x, fmt)
+    fnuz = np.broadcast_to(np.asarray(fnuz, bool), v.shape)
+    a = np.abs(np.where(np.isfinite(v), v, 0.0))
+    man_bits = helpers.FP8_FORMATS[kind, False][1]
+    emin = np.where(fnuz, 1 - helpers.FP8_FORMATS[kind, True][2], 1 - helpers.FP8_FORMATS[kind, False][2])
+
+    def quantum(y):
+        return np.ldexp(1.0, np.maximum(np.frexp(y)[1] - 1, emin) - man_bits)
+
+    total = a + np.ldexp(np.asarray(random).astype(np.float64), -(23 - man_bits)) * quantum(a)
+    step = quantum(total)
+    truncated = np.copysign(np.floor(total / step) * step, v)
+    return f32_to_fp8(np.where((a == 0) | ~np.isfinite(v), v, truncated), F64, fnuz, kind)
+
+
 _FP8_VALUES: dict = {}
 
 

@@ -541,6 +541,39 @@ def _f32_to_fp8(kind: str) -> Helper:
 HELPERS["f32_to_fp8"], HELPERS["f32_to_bf8"] = _f32_to_fp8("fp8"), _f32_to_fp8("bf8")
 
 
+def stochastic_fp8_value(value: float, random: int, kind: str, fnuz: bool) -> float:
+    """V_CVT_SR_FP8/BF8_F32's rounding (a hardware correction names it, isa/corrections.py): ``random``,
+    the top 23 - M bits of S1 (M the format's mantissa bits), is added to |value| as that fraction of the
+    format's quantum at |value|, and the sum is truncated to the format (toward zero; an overflow stays
+    above the largest finite value, for f32_to_fp8_code to encode as it encodes overflows)."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    _, man_bits, bias = FP8_FORMATS[kind, fnuz]
+    emin = 1 - bias
+
+    def quantum(x: Fraction) -> Fraction:
+        exponent = x.numerator.bit_length() - x.denominator.bit_length()
+        if Fraction(2) ** exponent > x:  # the bit lengths' difference is floor(log2(x)) or one more
+            exponent -= 1
+        return Fraction(2) ** (max(exponent, emin) - man_bits)
+
+    total = abs(Fraction(value)) + Fraction(random, 1 << (23 - man_bits)) * quantum(abs(Fraction(value)))
+    step = quantum(total)
+    return math.copysign(float(total // step * step), value)
+
+
+def _f32_to_fp8_sr(kind: str) -> Helper:
+    def conversion(rounding: int, x: Value, random: Value, fnuz: Value) -> Value:
+        fnuz_ = bool(int_value(fnuz))
+        value = stochastic_fp8_value(float_value(_float_arg(x)), int_value(random), kind, fnuz_)
+        return from_int(DataType("b", 8), f32_to_fp8_code(value, kind, fnuz_))
+
+    return conversion
+
+
+HELPERS["f32_to_fp8_sr"], HELPERS["f32_to_bf8_sr"] = _f32_to_fp8_sr("fp8"), _f32_to_fp8_sr("bf8")
+
+
 def fp8_code_value(code: int, kind: str, fnuz: bool) -> float:
     """The value of an 8-bit FP8/BF8 code (NaN for the formats' NaN codes), exact in f32."""
     exp_bits, man_bits, bias = FP8_FORMATS[kind, fnuz]

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
-from gpubench.compiler.pcode import ir
+from gpubench.compiler.pcode import ir, minifloat_views
 from gpubench.compiler.pcode.dtypes import DataType
 from gpubench.compiler.pcode.lexer import PcodeSyntaxError, Token, tokenize
 
@@ -52,8 +52,9 @@ _RESERVED = _STATEMENT_KEYWORDS | {"then", "elsif", "else", "endif", "do", "endf
 
 
 def parse(text: str) -> ir.Program:
-    """Parse one instruction's pseudocode. Raises PcodeSyntaxError when the text is not code."""
-    return _Parser(tokenize(text)).program()
+    """Parse one instruction's pseudocode. Raises PcodeSyntaxError when the text is not code. The 8-bit
+    float views come out in the types the compiler models (minifloat_views.py)."""
+    return minifloat_views.lowered(_Parser(tokenize(text)).program())
 
 
 class _Parser:

@@ -1,0 +1,42 @@
+"""The 8-bit float views (``x.fp8``, ``x.bf8``) in the types the compiler models.
+
+The pseudocode only converts FP8/BF8 values (``32'F(S0[7 : 0].fp8)``, ``fp8_to_f32(S0[15 : 8].bf8)``)
+or stores codes (``D0[7 : 0].fp8 = f32_to_fp8(x)``), and every FP8/BF8 value is exact in f32. So a read
+of such a view is its byte decoded to f32 in the target's format (``fp8_to_f32(x.u8, FP8_FNUZ)``), a
+store writes the byte (``x.b8``), and a conversion without a format argument takes the target's
+(FP8_FNUZ: gfx942's FNUZ formats, else OCP's; the emulator's operand code provides it).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from gpubench.compiler.pcode import ir
+from gpubench.compiler.pcode.dtypes import DataType
+
+DECODERS = {DataType("fp", 8): "fp8_to_f32", DataType("bf", 8): "bf8_to_f32"}
+CONVERSIONS = frozenset({"fp8_to_f32", "bf8_to_f32", "f32_to_fp8", "f32_to_bf8"})
+FORMAT = ir.Name("FP8_FNUZ")
+BYTE, BITS = DataType("u", 8), DataType("b", 8)
+
+
+def lowered(node: ir.Node) -> ir.Node:
+    """``node`` with its FP8/BF8 views and format-less conversions written as above."""
+    match node:
+        case ir.Assign(ir.View(base, dtype), value, op) if dtype in DECODERS:
+            return ir.Assign(ir.View(lowered(base), BITS), lowered(value), op)
+        case ir.Call(func, (ir.View(base, dtype),)) if DECODERS.get(dtype) == func:
+            return ir.Call(func, (ir.View(lowered(base), BYTE), FORMAT))
+        case ir.View(base, dtype) if dtype in DECODERS:
+            return ir.Call(DECODERS[dtype], (ir.View(lowered(base), BYTE), FORMAT))
+        case ir.Call(func, (arg,)) if func in CONVERSIONS:
+            return ir.Call(func, (lowered(arg), FORMAT))
+    if not dataclasses.is_dataclass(node):
+        return node
+    changes = {}
+    for field in dataclasses.fields(node):
+        value = getattr(node, field.name)
+        if isinstance(value, ir.Node):
+            changes[field.name] = lowered(value)
+        elif isinstance(value, tuple):
+            changes[field.name] = tuple(lowered(v) if isinstance(v, ir.Node) else v for v in value)
+    return dataclasses.replace(node, **changes)

@@ -1,0 +1,106 @@
+"""gfx12's FP8/BF8 arithmetic and stochastic-rounding conversions, against models of the OCP formats written
+here (each code's value from the format's definition), on both engines."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_hardware_instructions import ENGINES, LANES, _fp8_values, run, vgpr
+
+WORDS = st.lists(st.integers(0, 2**32 - 1), min_size=LANES, max_size=LANES)
+
+
+def _dot4_model(a: int, b: int, c: float, kinds: tuple[str, str]) -> float:
+    """S2 plus the four byte products, added in order and each sum rounded to f32 (the products are exact)."""
+    va, vb = _fp8_values(kinds[0], False), _fp8_values(kinds[1], False)
+    total = np.float32(c)
+    for i in range(4):
+        x, y = va[a >> 8 * i & 0xFF], vb[b >> 8 * i & 0xFF]
+        with np.errstate(all="ignore"):
+            product = math.nan if x is None or y is None else np.float32(x) * np.float32(y)
+            total = np.float32(total + np.float32(product))
+    return float(total)
+
+
+@pytest.mark.parametrize("kinds", [("fp8", "fp8"), ("fp8", "bf8"), ("bf8", "fp8"), ("bf8", "bf8")])
+@settings(max_examples=8, deadline=None)
+@given(a=WORDS, b=WORDS, c=st.lists(st.floats(-1e4, 1e4, width=32), min_size=LANES, max_size=LANES))
+def test_dot4_fp8_adds_the_byte_products_in_order(kinds, a, b, c):
+    c32 = np.asarray(c, np.float32)
+    want = [_dot4_model(x, y, z, kinds) for x, y, z in zip(a, b, c32)]
+    for engine_name in ENGINES:
+        ctx = run(f"v_dot4_f32_{kinds[0]}_{kinds[1]} v1, v2, v3, v4", engine_name, "gfx1201",
+                  v2=a, v3=b, v4=c32.view(np.uint32))
+        got = vgpr(ctx, 1).view(np.float32)
+        for lane, w in enumerate(want):
+            assert math.isnan(got[lane]) if math.isnan(w) else got[lane] == w, (engine_name, lane, got[lane], w)
+
+
+def test_dot4_fp8_by_hand():
+    # fp8 0x38 = 1.0, 0x40 = 2.0, 0xc4 = -3.0; bf8 0x3c = 1.0, 0x44 = 4.0: 10 + 1*1 + 2*4 + (-3)*1 + 1*4 = 20
+    for engine_name in ENGINES:
+        ctx = run("v_dot4_f32_fp8_bf8 v1, v2, v3, v4", engine_name, "gfx1201",
+                  v2=0x38C44038, v3=0x443C443C, v4=np.float32(10).view(np.uint32))
+        assert vgpr(ctx, 1).view(np.float32)[0] == 20.0, engine_name
+
+
+def _sr_model(x: float, random: int, kind: str, fnuz: bool) -> int:
+    """Add ``random`` / 2^(23 - M) of the spacing of the format's values around |x|, then take the largest
+    value not above the sum (its code, with x's sign); past the top the overflow code, as a conversion's."""
+    from fractions import Fraction
+    values = _fp8_values(kind, fnuz)
+    finite = sorted({Fraction(v) for v in values if v is not None and math.isfinite(v) and v >= 0})
+    man_bits = 3 if kind == "fp8" else 2
+    nan = 0x80 if fnuz else (0x7F if kind == "fp8" else 0x7E) | (0x80 if math.copysign(1, x) < 0 else 0)
+    overflow = nan if fnuz or kind == "fp8" else (0xFC if x < 0 else 0x7C)
+    if math.isnan(x):
+        return nan
+    if math.isinf(x):
+        return overflow
+    a = abs(Fraction(x))
+    below = max(i for i, v in enumerate(finite) if v <= a)
+    spacing = finite[min(below, len(finite) - 2) + 1] - finite[min(below, len(finite) - 2)]
+    total = a + Fraction(random, 1 << (23 - man_bits)) * spacing
+    if total >= finite[-1] + (finite[-1] - finite[-2]):
+        return overflow
+    value = max(v for v in finite if v <= total)
+    negative = math.copysign(1, x) < 0
+    if value == 0:
+        return 0x80 if negative and not fnuz else 0
+    return next(c for c, v in enumerate(values) if v is not None and v == (-value if negative else value))
+
+
+SR_INPUTS = st.one_of(st.floats(width=32), st.floats(-500, 500, width=32), st.floats(-2**-5, 2**-5, width=32),
+                      st.floats(-70000, 70000, width=32), st.floats(-2**-17, 2**-17, width=32))
+
+
+def _byte_select(target: str, byte: int) -> str:
+    if target == "gfx1201":
+        return f" byte_sel:{byte}" if byte else ""
+    return f" op_sel:[0,0,{byte & 1},{byte >> 1}]" if byte else ""
+
+
+@pytest.mark.parametrize("target,fnuz", [("gfx942", True), ("gfx950", False), ("gfx1201", False)])
+@pytest.mark.parametrize("kind", ["fp8", "bf8"])
+@settings(max_examples=6, deadline=None)
+@given(a=st.lists(SR_INPUTS, min_size=LANES, max_size=LANES), r=WORDS, byte=st.integers(0, 3))
+def test_cvt_sr_fp8_adds_the_random_bits_and_truncates(target, fnuz, kind, a, r, byte):
+    a32 = np.asarray(a, np.float32)
+    shift = 12 if kind == "fp8" else 11
+    old = 0xA5A5_5A5A
+    keep = old & ~(0xFF << 8 * byte)
+    want = [keep | _sr_model(float(x), rnd >> shift, kind, fnuz) << 8 * byte for x, rnd in zip(a32, r)]
+    for engine_name in ENGINES:
+        ctx = run(f"v_cvt_sr_{kind}_f32 v1, v2, v3" + _byte_select(target, byte), engine_name, target,
+                  v1=old, v2=a32.view(np.uint32), v3=r)
+        got = [int(x) for x in vgpr(ctx, 1)]
+        assert got == want, (engine_name, [(float(x), hex(g), hex(w)) for x, g, w in zip(a32, got, want) if g != w][:3])
+
+
+def test_cvt_sr_fp8_by_hand():
+    # 1.0625 lies 1/2 of the way from fp8 1.0 (0x38) to 1.125 (0x39): random bits below half keep 1.0, above carry
+    x = np.float32(1.0625).view(np.uint32)
+    for engine_name in ENGINES:
+        ctx = run("v_cvt_sr_fp8_f32 v1, v2, v3", engine_name, "gfx1201", v1=0, v2=x, v3=[0x7FFFF000, 0x80000000])
+        assert list(vgpr(ctx, 1, 2)) == [0x38, 0x39], engine_name
