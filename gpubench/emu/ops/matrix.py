@@ -11,9 +11,18 @@ j + 16 * (i % (wave/16)) of VGPR i // (wave/16): 8 VGPRs in wave32, 4 in wave64.
 (v_wmma_f16/bf16) uses one half of each of those VGPRs, op_sel[2] picking the high one; the other
 half keeps its value.
 WMMA gfx12: no repetition. Lane l holds row (or column) l%16 and the K values of its lane group
-g = l // 16: K = g * (16 / groups) + e for its e-th packed element (groups = wave / 16). C/D element
-(i, j) sits in lane j + 16 * (i // rows) of VGPR i % rows, rows = 16 / groups; 16-bit C/D pack two
-rows per VGPR, low half first.
+g = l // 16: K = g * (K / groups) + e for its e-th packed element (groups = wave / 16; K = 32 for
+v_wmma_i32_16x16x32_iu4: composable_kernel's gfx12 traits, 16 K values per lane in wave32). C/D
+element (i, j) sits in lane j + 16 * (i // rows) of VGPR i % rows, rows = 16 / groups; 16-bit C/D
+pack two rows per VGPR, low half first.
+SWMMAC gfx12 (4:2 structured sparsity): D = A x B + D, B dense as in WMMA with the instruction's K.
+A holds half of each row's K values, laid out as a dense A of K/2; a lane's elements 2q and 2q+1
+come from the group of four dense K values 4q..4q+3 of its run (K = g * (K / groups) + 4q + p), p
+being the 2-bit field 2e of the index VGPR's segment index_key (OPSEL[1:0]; segments as wide as a
+lane's dense K run: 16 bits for 16 values). Inferred from composable_kernel's sparse compression
+(one 2-bit position per kept element, groups of four of the lane's own values, low bits first; its
+pk_int4 "swap + xor 1" is its high-nibble-first element order against the hardware's low-first) and
+LLVM's operand sizes (index_key 0-1 in wave32, 0-3 in wave64 for 16 dense values per lane).
 WMMA modifiers: on f16/bf16 inputs NEG[n] / NEG_HI[n] negate the low / high 16-bit halves of A (n=0)
 and B (n=1); on a float C, NEG[2] negates and NEG_HI[2] takes the absolute value first (LLVM's WMMA
 operand modifiers). On iu8/iu4 inputs NEG[0] / NEG[1] say that A / B are signed, and the clamp bit
@@ -25,7 +34,7 @@ the VGPRs (an f64 takes a VGPR pair). Outputs are 4-row strips N lanes wide (1 r
 (i, j, b) is in VGPR (pair) b*(M*N/64) + (i // (4*R))*4 + i%4, lane (b % S)*N + ((i//4) % R)*S*N + j,
 with R = 64/N strips per VGPR and S = ceil(64 / (M*N/4)) blocks per VGPR. FP8/BF8 are the FNUZ
 formats on gfx942 and the OCP ones on gfx950 (and gfx12). CBSZ/ABID/BLGP broadcasts, XF32, the
-F8F6F4 and scaled forms and sparse SMFMAC are not emulated; on f64 the BLGP field is NEG (A, B, C).
+F8F6F4 and scaled forms and CDNA's sparse SMFMAC are not emulated; on f64 the BLGP field is NEG (A, B, C).
 AGPR operands (ACC_CD for C and D, ACC[1:0] for A and B) reach this module already renamed to the
 unified-file VGPRs they are (accvgpr.py), so an instruction here never has an ACC bit set.
 
@@ -56,7 +65,7 @@ from gpubench.emu.ops import operands as opnd
 from gpubench.isa.decoder import Instruction
 
 TILE = 16
-WMMA_NAME = re.compile(r"V_WMMA_(F32|F16|BF16|I32)_16X16X(\d+)_(F16|BF16|IU8|IU4|FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
+WMMA_NAME = re.compile(r"V_(WMMA|SWMMAC)_(F32|F16|BF16|I32)_16X16X(\d+)_(F16|BF16|IU8|IU4|FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
 MFMA_NAME = re.compile(r"V_MFMA_(F32|I32|F64)_(\d+)X(\d+)X(\d+)(?:_(\d+)B)?_(F32|F16|BF16|I8|F64|"
                        r"FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
 BITS = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4, "I8": 8, "FP8": 8, "BF8": 8, "F32": 32, "I32": 32, "F64": 64}
@@ -89,6 +98,17 @@ class MatrixOp:
     abs_c: bool = False
     clamp: bool = False
     fnuz: bool = False  # FP8/BF8 in the FNUZ formats (gfx942)
+    sparse: Sparsity | None = None  # SWMMAC: A holds half of each row's K values, placed by an index
+
+
+@dataclass(frozen=True)
+class Sparsity:
+    """SWMMAC's 4:2 structured sparsity: a lane's A elements are pairs from consecutive groups of four of
+    its ``per_lane`` dense K values; the index VGPR's ``per_lane``-bit segment ``key`` holds a 2-bit
+    position in its group for each element, low bits first."""
+
+    per_lane: int  # dense K values of one row in one lane
+    key: int  # the index segment (index_key, from OPSEL)
 
 
 def _placement(reg: np.ndarray, lane: np.ndarray, element: np.ndarray, bits: int) -> Placement:
@@ -98,12 +118,12 @@ def _placement(reg: np.ndarray, lane: np.ndarray, element: np.ndarray, bits: int
     return Placement(reg + element * bits // 32, lane, element * bits % 32)
 
 
-def _wmma_input(arch: str, wave_size: int, bits: int) -> Placement:
-    """A [1, m, k], or B transposed [1, n, k]."""
-    _, row, k = np.meshgrid(np.arange(1), np.arange(TILE), np.arange(TILE), indexing="ij")
+def _wmma_input(arch: str, wave_size: int, bits: int, k_size: int = TILE) -> Placement:
+    """A [1, m, k], or B transposed [1, n, k] (gfx12: each lane group holds a contiguous run of K)."""
+    _, row, k = np.meshgrid(np.arange(1), np.arange(TILE), np.arange(k_size), indexing="ij")
     if arch == "rdna3":
         return _placement(np.zeros_like(k), row, k, bits)
-    per_lane = TILE // (wave_size // TILE)
+    per_lane = k_size // (wave_size // TILE)
     return _placement(np.zeros_like(k), row + TILE * (k // per_lane), k % per_lane, bits)
 
 
@@ -268,16 +288,36 @@ def _negate_halves(values: np.ndarray, where: Placement, negate: tuple[bool, boo
     return values * sign[None]
 
 
-def _operands(inst: Instruction) -> tuple[int, int, int, int | None]:
-    """(A's VGPR, B's VGPR, D's VGPR, C's VGPR or None for an inline constant)."""
+def _operands(inst: Instruction, sparse: bool) -> tuple[int, int, int, int | None, int | None]:
+    """(A's VGPR, B's VGPR, D's VGPR, C's VGPR or None for an inline constant, SWMMAC's index VGPR).
+    SWMMAC accumulates into D (C is D) and its src2 is the index."""
     a, b, c = (inst[f] - opnd.VGPR_BASE for f in ("src0", "src1", "src2"))
-    if a < 0 or b < 0:
-        raise ValueError(f"{inst.name}: A and B must be VGPRs")
-    return a, b, inst["vdst"], c if c >= 0 else None
+    if a < 0 or b < 0 or sparse and c < 0:
+        raise ValueError(f"{inst.name}: A and B{' and the index' if sparse else ''} must be VGPRs")
+    if sparse:
+        return a, b, inst["vdst"], inst["vdst"], c
+    return a, b, inst["vdst"], c if c >= 0 else None, None
+
+
+def _expanded(ctx: Context, waves: np.ndarray, index_vgpr: int, a: np.ndarray, sparse: Sparsity) -> np.ndarray:
+    """SWMMAC's compressed A [waves, 1, 16, K/2] as the dense A [waves, 1, 16, K]: each element added at the
+    K its index names (two elements naming one K both count)."""
+    pairs = sparse.per_lane // 2  # compressed elements of one row in one lane
+    rows, compressed = np.arange(TILE)[:, None], np.arange(a.shape[-1])[None, :]
+    group, element = compressed // pairs, compressed % pairs
+    words = ctx.waves.vgpr[waves[:, None, None], index_vgpr, rows[None] + TILE * group[None]]
+    segment = words.astype(np.uint64) >> np.uint64(sparse.key * sparse.per_lane)
+    position = (segment >> (2 * element[None]).astype(np.uint64)) & np.uint64(3)
+    k = group * sparse.per_lane + 4 * (element // 2) + position.astype(np.int64)  # [waves, 16, K/2]
+    dense = np.zeros((*a.shape[:-1], 2 * a.shape[-1]), a.dtype)
+    w, r = np.arange(len(waves))[:, None], np.arange(TILE)[None, :]
+    for c in range(a.shape[-1]):
+        dense[w, 0, r, k[:, :, c]] += a[:, 0, :, c]
+    return dense
 
 
 def matrix_handler(inst: Instruction, op: MatrixOp):
-    a_base, b_base, d_base, c_base = _operands(inst)
+    a_base, b_base, d_base, c_base, index_vgpr = _operands(inst, op.sparse is not None)
     out_bits = BITS[op.out]
     c_inline = None if c_base is not None else _inline_accumulator(inst["src2"], op.out)
     if c_base is None and c_inline is None:
@@ -289,6 +329,8 @@ def matrix_handler(inst: Instruction, op: MatrixOp):
         a = _decode(_gather(ctx, waves, a_base, op.a_where, BITS[op.a_kind]), op.a_kind, op.signed_a, op.fnuz)
         b = _decode(_gather(ctx, waves, b_base, op.b_where, BITS[op.b_kind]), op.b_kind, op.signed_b, op.fnuz)
         a = _negate_halves(a, op.a_where, op.negate_a) if any(op.negate_a) else a
+        if op.sparse is not None:
+            a = _expanded(ctx, waves, index_vgpr, a, op.sparse)
         b = _negate_halves(b, op.b_where, op.negate_b) if any(op.negate_b) else b
         if c_base is not None:
             c = _decode(_gather(ctx, waves, c_base, op.cd_where, out_bits), op.out)
@@ -318,22 +360,27 @@ def matrix_handler(inst: Instruction, op: MatrixOp):
     return run
 
 
-def wmma(inst: Instruction, out: str, k_size: int, a_kind: str, b_kind: str) -> MatrixOp:
+def wmma(inst: Instruction, out: str, k_size: int, a_kind: str, b_kind: str, sparse: bool = False) -> MatrixOp:
+    """WMMA, or SWMMAC (``sparse``): A's elements are half of K, placed by the index (Sparsity)."""
     arch, wave_size = inst.isa.arch, inst.isa.wave_size
-    if k_size != TILE:
-        raise Unsupported(f"{inst.name}: K = {k_size} layouts are not emulated")
+    if k_size != TILE and arch == "rdna3":
+        raise Unsupported(f"{inst.name}: K = {k_size} layouts are not emulated on gfx11")
     neg, neg_hi, clamp = inst.get("neg", 0), inst.get("neg_hi", 0), bool(inst.get("clmp", 0))
     integer = out == "I32"
     if clamp and not integer:
         raise Unsupported(f"{inst.name}: clamp on a float result is not emulated")
     halves = BITS[a_kind] == 16
+    float_c = not integer and not sparse  # SWMMAC's C is D, without modifiers
+    per_lane = k_size // (wave_size // TILE)
     return MatrixOp(
-        a_kind, b_kind, out, _wmma_input(arch, wave_size, BITS[a_kind]), _wmma_input(arch, wave_size, BITS[b_kind]),
+        a_kind, b_kind, out, _wmma_input(arch, wave_size, BITS[a_kind], k_size // 2 if sparse else k_size),
+        _wmma_input(arch, wave_size, BITS[b_kind], k_size),
         _wmma_output(arch, wave_size, BITS[out], bool(inst.get("opsel", 0) & 4)),
         signed_a=bool(neg & 1), signed_b=bool(neg & 2),
         negate_a=(bool(neg & 1), bool(neg_hi & 1)) if halves else (False, False),
         negate_b=(bool(neg & 2), bool(neg_hi & 2)) if halves else (False, False),
-        negate_c=not integer and bool(neg & 4), abs_c=not integer and bool(neg_hi & 4), clamp=clamp)
+        negate_c=float_c and bool(neg & 4), abs_c=float_c and bool(neg_hi & 4), clamp=clamp,
+        sparse=Sparsity(per_lane, inst.get("opsel", 0) & 3) if sparse else None)
 
 
 def mfma(inst: Instruction, found: re.Match) -> MatrixOp:
@@ -363,8 +410,9 @@ def matrix(inst: Instruction):
     if inst.fmt.name != inst.isa.root_of(inst.fmt) and not inst.fmt.name.endswith("_MFMA"):
         raise Unsupported(f"{name} in {inst.fmt.name} form")
     if (found := WMMA_NAME.match(name)) is not None:
-        a_kind, _, b_kind = found.group(3).partition("_")
-        return matrix_handler(inst, wmma(inst, found.group(1), int(found.group(2)), a_kind, b_kind or a_kind))
+        a_kind, _, b_kind = found.group(4).partition("_")
+        op = wmma(inst, found.group(2), int(found.group(3)), a_kind, b_kind or a_kind, sparse=found.group(1) == "SWMMAC")
+        return matrix_handler(inst, op)
     if (found := MFMA_NAME.match(name)) is not None and inst.isa.wave_size == 64:
         return matrix_handler(inst, mfma(inst, found))
-    raise Unsupported(f"{name} is not emulated (sparse, scaled, XF32 and F8F6F4 matrix forms)")
+    raise Unsupported(f"{name} is not emulated (sparse MFMA, scaled, XF32 and F8F6F4 matrix forms)")
