@@ -65,7 +65,8 @@ from gpubench.emu.ops import operands as opnd
 from gpubench.isa.decoder import Instruction
 
 TILE = 16
-WMMA_NAME = re.compile(r"V_(WMMA|SWMMAC)_(F32|F16|BF16|I32)_16X16X(\d+)_(F16|BF16|IU8|IU4|FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
+WMMA_NAME = re.compile(r"V_(WMMA|SWMMAC)_(F32|F16|BF16|I32)_16X16X(\d+)_"
+                       r"(F16|BF16|IU8|IU4|FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
 MFMA_NAME = re.compile(r"V_MFMA_(F32|I32|F64)_(\d+)X(\d+)X(\d+)(?:_(\d+)B)?_(F32|F16|BF16|I8|F64|"
                        r"FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
 BITS = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4, "I8": 8, "FP8": 8, "BF8": 8, "F32": 32, "I32": 32, "F64": 64}
@@ -411,7 +412,8 @@ def matrix(inst: Instruction):
         raise Unsupported(f"{name} in {inst.fmt.name} form")
     if (found := WMMA_NAME.match(name)) is not None:
         a_kind, _, b_kind = found.group(4).partition("_")
-        op = wmma(inst, found.group(2), int(found.group(3)), a_kind, b_kind or a_kind, sparse=found.group(1) == "SWMMAC")
+        sparse = found.group(1) == "SWMMAC"
+        op = wmma(inst, found.group(2), int(found.group(3)), a_kind, b_kind or a_kind, sparse=sparse)
         return matrix_handler(inst, op)
     if (found := MFMA_NAME.match(name)) is not None and inst.isa.wave_size == 64:
         return matrix_handler(inst, mfma(inst, found))
