@@ -1,8 +1,8 @@
 """Program control without pseudocode: end of program, barriers, waits and hints.
 
 Memory operations complete at once in the emulator, so the wait instructions (s_waitcnt and
-gfx12's s_wait_*) have nothing to wait for, and no wave sleeps (s_sleep, s_wakeup) or runs at a
-performance level (s_incperflevel); s_barrier parks the wave until its workgroup arrives.
+gfx12's s_wait_*) have nothing to wait for, and no wave sleeps (s_sleep, gfx12's s_sleep_var, s_wakeup)
+or runs at a performance level (s_incperflevel); s_barrier parks the wave until its workgroup arrives.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from gpubench.isa.decoder import Instruction
 NO_EFFECT = {"S_NOP", "S_WAITCNT", "S_WAITCNT_DEPCTR", "S_WAITCNT_VSCNT", "S_WAITCNT_VMCNT", "S_WAITCNT_EXPCNT",
              "S_WAITCNT_LGKMCNT", "S_DELAY_ALU", "S_CLAUSE", "S_SET_INST_PREFETCH_DISTANCE", "S_SLEEP",
              "S_SETPRIO", "S_WAKEUP", "S_INCPERFLEVEL", "S_DECPERFLEVEL", "S_TTRACEDATA", "S_TTRACEDATA_IMM",
-             "S_ICACHE_INV", "S_SENDMSG", "S_SENDMSGHALT",
+             "S_ICACHE_INV", "S_SENDMSG", "S_SENDMSGHALT", "S_SLEEP_VAR",
              "S_WAIT_IDLE", "S_WAIT_LOADCNT", "S_WAIT_STORECNT", "S_WAIT_SAMPLECNT", "S_WAIT_BVHCNT",
              "S_WAIT_EXPCNT", "S_WAIT_DSCNT", "S_WAIT_KMCNT", "S_WAIT_ALU", "S_WAIT_EVENT",
              "S_WAIT_LOADCNT_DSCNT", "S_WAIT_STORECNT_DSCNT", "S_DCACHE_INV", "S_GL1_INV", "BUFFER_GL0_INV",
