@@ -242,6 +242,25 @@ def _fp8_unpacking(kind: str) -> tuple[Correction, ...]:
     return decode, half
 
 
+def _sdwa_fp8_unpacking(kind: str) -> tuple[Correction, ...]:
+    """CDNA's V_CVT_F32_FP8/BF8 and V_CVT_PK_F32_FP8/BF8: the byte or word is SDWA's src0_sel."""
+    chain = (f"if SDWA_SRC0_SEL == BYTE1.b3 then\nD0.f32 = {kind}_to_f32(S0[15 : 8].{kind})\n"
+             f"elsif SDWA_SRC0_SEL == BYTE2.b3 then\nD0.f32 = {kind}_to_f32(S0[23 : 16].{kind})\n"
+             f"elsif SDWA_SRC0_SEL == BYTE3.b3 then\nD0.f32 = {kind}_to_f32(S0[31 : 24].{kind})\nelse\n"
+             f"// BYTE0 implied\nD0.f32 = {kind}_to_f32(S0[7 : 0].{kind})\nendif")
+    rule = ("the SDWA form's src0_sel {part} is selected by the operand code, as for every SDWA source, so the text "
+            "reads S0's low {part}; the e32 and e64 forms, which have no selection, read {part} 0; "
+            f"{kind}_to_f32 is exact in the target's format (FNUZ on gfx942, OCP on gfx950)")
+    evidence = ("the manual's text selects by SDWA_SRC0_SEL itself ({part}0 implied without SDWA); LLVM encodes the "
+                "{part} as the SDWA src0_sel (v_cvt_f32_fp8_sdwa v1, v2 src0_sel:BYTE_2) and accepts no op_sel on "
+                "the e64 form")
+    return (Correction((f"V_CVT_F32_{kind.upper()}",), ("cdna",), rule.format(part="byte"),
+                       evidence.format(part="BYTE"), ((chain, f"D0.f32 = {kind}_to_f32(S0[7 : 0].{kind})"),)),
+            Correction((f"V_CVT_PK_F32_{kind.upper()}",), ("cdna",), rule.format(part="word"),
+                       evidence.format(part="WORD"),
+                       (("tmp = SDWA_SRC0_SEL[1 : 0] == WORD1.b2 ? S0[31 : 16] : S0[15 : 0];", "tmp = S0[15 : 0];"),)))
+
+
 def _stochastic_fp8(kind: str) -> Correction:
     random = "S1[31 : 12].u32" if kind == "fp8" else "S1[31 : 11].u32"
     return Correction(
@@ -278,6 +297,7 @@ CORRECTIONS: tuple[Correction, ...] = (
     *_division(32), *_division(64), _trigonometry(32), _trigonometry(16), _nan_quotient(16), TRIG_PREOP, CVT_PK_U8,
     *_interpolation(), _fp8_packing("fp8"), _fp8_packing("bf8"),
     *_fp8_unpacking("fp8"), *_fp8_unpacking("bf8"), _stochastic_fp8("fp8"), _stochastic_fp8("bf8"),
+    *_sdwa_fp8_unpacking("fp8"), *_sdwa_fp8_unpacking("bf8"),
     Correction(
         (), ("rdna3", "cdna"),
         "omod (the x2, x4, /2 output modifier) is ignored while MODE.IEEE is set",

@@ -104,3 +104,26 @@ def test_cvt_sr_fp8_by_hand():
     for engine_name in ENGINES:
         ctx = run("v_cvt_sr_fp8_f32 v1, v2, v3", engine_name, "gfx1201", v1=0, v2=x, v3=[0x7FFFF000, 0x80000000])
         assert list(vgpr(ctx, 1, 2)) == [0x38, 0x39], engine_name
+
+
+@pytest.mark.parametrize("target,fnuz", [("gfx942", True), ("gfx950", False)])
+@pytest.mark.parametrize("kind", ["fp8", "bf8"])
+def test_cdna_fp8_to_f32_conversions_decode_the_sdwa_selected_byte(target, fnuz, kind):
+    values = _fp8_values(kind, fnuz)
+    wave = 64
+    for start in range(0, 256, wave):
+        codes = np.arange(start, start + wave) % 256
+        words = (codes | (codes ^ 0x55) << 8 | (codes ^ 0xAA) << 16 | (codes ^ 0xFF) << 24).astype(np.uint32)
+        text = (f"v_cvt_f32_{kind} v1, v2\nv_cvt_f32_{kind}_e64 v3, v2\n"
+                f"v_cvt_f32_{kind}_sdwa v4, v2 src0_sel:BYTE_1\nv_cvt_f32_{kind}_sdwa v5, v2 src0_sel:BYTE_2\n"
+                f"v_cvt_f32_{kind}_sdwa v6, v2 src0_sel:BYTE_3\n"
+                f"v_cvt_pk_f32_{kind}_sdwa v[8:9], v2 src0_sel:WORD_1\nv_cvt_pk_f32_{kind} v[10:11], v2")
+        for engine_name in ENGINES:
+            ctx = run(text, engine_name, target, v2=words)
+            for reg, flip in ((1, 0), (3, 0), (4, 0x55), (5, 0xAA), (6, 0xFF), (8, 0xAA), (9, 0xFF), (10, 0),
+                              (11, 0x55)):
+                got = ctx.waves.vgpr[0, reg, :wave].view(np.float32)
+                for lane, code in enumerate(codes):
+                    want = values[code ^ flip]
+                    assert np.isnan(got[lane]) if want is None else got[lane] == want and \
+                        np.signbit(got[lane]) == (want < 0 or (code ^ flip) == 0x80), (engine_name, reg, hex(code))

@@ -427,7 +427,8 @@ def operands_of(inst: Instruction, op) -> Operands:
         sources["S2"] = Source(opnd.VGPR_BASE + inst["vdst"], vdst.bits, vdst.fmt)
     destination = _destination(inst, root, vdst, "OPSEL" in reads) if vdst is not None and vdst.type == "OPR_VGPR" \
         else None
-    if destination is not None and "SDWA" in inst.fmt.name:
+    # SDWA selects within a 32-bit VGPR: a 64-bit result (v_cvt_pk_f32_fp8_sdwa) fills its pair
+    if destination is not None and "SDWA" in inst.fmt.name and destination.bits <= 32:
         destination = replace(destination, bits=32, select=(*SDWA_SELECTS[inst["dst_sel"]], inst["dst_unused"]))
     src2 = inst.idef.operand("src2")
     compare_out = inst["vdst"] if root == "VOP3" else inst["sdst"] if inst.get("sd") else VCC_LO
