@@ -34,7 +34,12 @@ the VGPRs (an f64 takes a VGPR pair). Outputs are 4-row strips N lanes wide (1 r
 (i, j, b) is in VGPR (pair) b*(M*N/64) + (i // (4*R))*4 + i%4, lane (b % S)*N + ((i//4) % R)*S*N + j,
 with R = 64/N strips per VGPR and S = ceil(64 / (M*N/4)) blocks per VGPR. FP8/BF8 are the FNUZ
 formats on gfx942 and the OCP ones on gfx950 (and gfx12). CBSZ/ABID/BLGP broadcasts, XF32, the
-F8F6F4 and scaled forms and CDNA's sparse SMFMAC are not emulated; on f64 the BLGP field is NEG (A, B, C).
+F8F6F4 and scaled forms are not emulated; on f64 the BLGP field is NEG (A, B, C).
+SMFMAC (gfx942, gfx950): D = A x B + D with 4:2-sparse A as SWMMAC's, in the MFMA layout: a lane's
+elements are the kept pairs of the groups of four of its run of K/(64/(M*B)) dense values, B dense;
+src2 is the index VGPR, its set (as wide as a lane's dense run) ABID when CBSZ is 0, else the first
+(MLIR's amdgpu.sparse_mfma: "If cbsz == 0, then abid[1:0] selects which index set to use"; 8-bit
+sets on gfx942 for 16-bit data, 16-bit sets for 8-bit data and on gfx950, LLVM's PR 193541).
 AGPR operands (ACC_CD for C and D, ACC[1:0] for A and B) reach this module already renamed to the
 unified-file VGPRs they are (accvgpr.py), so an instruction here never has an ACC bit set.
 
@@ -67,7 +72,7 @@ from gpubench.isa.decoder import Instruction
 TILE = 16
 WMMA_NAME = re.compile(r"V_(WMMA|SWMMAC)_(F32|F16|BF16|I32)_16X16X(\d+)_"
                        r"(F16|BF16|IU8|IU4|FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
-MFMA_NAME = re.compile(r"V_MFMA_(F32|I32|F64)_(\d+)X(\d+)X(\d+)(?:_(\d+)B)?_(F32|F16|BF16|I8|F64|"
+MFMA_NAME = re.compile(r"V_(MFMA|SMFMAC)_(F32|I32|F64)_(\d+)X(\d+)X(\d+)(?:_(\d+)B)?_(F32|F16|BF16|I8|F64|"
                        r"FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
 BITS = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4, "I8": 8, "FP8": 8, "BF8": 8, "F32": 32, "I32": 32, "F64": 64}
 
@@ -300,20 +305,22 @@ def _operands(inst: Instruction, sparse: bool) -> tuple[int, int, int, int | Non
     return a, b, inst["vdst"], c if c >= 0 else None, None
 
 
-def _expanded(ctx: Context, waves: np.ndarray, index_vgpr: int, a: np.ndarray, sparse: Sparsity) -> np.ndarray:
-    """SWMMAC's compressed A [waves, 1, 16, K/2] as the dense A [waves, 1, 16, K]: each element added at the
-    K its index names (two elements naming one K both count)."""
-    pairs = sparse.per_lane // 2  # compressed elements of one row in one lane
-    rows, compressed = np.arange(TILE)[:, None], np.arange(a.shape[-1])[None, :]
+def _expanded(ctx: Context, waves: np.ndarray, index_vgpr: int, a: np.ndarray, where: Placement,
+              sparse: Sparsity) -> np.ndarray:
+    """A sparse instruction's A [waves, blocks, rows, K/2], placed by ``where``, as the dense A [waves,
+    blocks, rows, K]: each element added at the K its index names (two elements naming one K both count).
+    An element's index field is in the index VGPR of the element's own lane."""
+    pairs = sparse.per_lane // 2  # kept elements of one row in one lane
+    compressed = np.arange(a.shape[-1])
     group, element = compressed // pairs, compressed % pairs
-    words = ctx.waves.vgpr[waves[:, None, None], index_vgpr, rows[None] + TILE * group[None]]
+    words = ctx.waves.vgpr[waves[:, None, None, None], index_vgpr, where.lane[None]]
     segment = words.astype(np.uint64) >> np.uint64(sparse.key * sparse.per_lane)
-    position = (segment >> (2 * element[None]).astype(np.uint64)) & np.uint64(3)
-    k = group * sparse.per_lane + 4 * (element // 2) + position.astype(np.int64)  # [waves, 16, K/2]
+    position = (segment >> (2 * element).astype(np.uint64)) & np.uint64(3)
+    k = group * sparse.per_lane + 4 * (element // 2) + position.astype(np.int64)
     dense = np.zeros((*a.shape[:-1], 2 * a.shape[-1]), a.dtype)
-    w, r = np.arange(len(waves))[:, None], np.arange(TILE)[None, :]
-    for c in range(a.shape[-1]):
-        dense[w, 0, r, k[:, :, c]] += a[:, 0, :, c]
+    for c in compressed:
+        at = k[..., c:c + 1]
+        np.put_along_axis(dense, at, np.take_along_axis(dense, at, -1) + a[..., c:c + 1], -1)
     return dense
 
 
@@ -331,7 +338,7 @@ def matrix_handler(inst: Instruction, op: MatrixOp):
         b = _decode(_gather(ctx, waves, b_base, op.b_where, BITS[op.b_kind]), op.b_kind, op.signed_b, op.fnuz)
         a = _negate_halves(a, op.a_where, op.negate_a) if any(op.negate_a) else a
         if op.sparse is not None:
-            a = _expanded(ctx, waves, index_vgpr, a, op.sparse)
+            a = _expanded(ctx, waves, index_vgpr, a, op.a_where, op.sparse)
         b = _negate_halves(b, op.b_where, op.negate_b) if any(op.negate_b) else b
         if c_base is not None:
             c = _decode(_gather(ctx, waves, c_base, op.cd_where, out_bits), op.out)
@@ -385,22 +392,27 @@ def wmma(inst: Instruction, out: str, k_size: int, a_kind: str, b_kind: str, spa
 
 
 def mfma(inst: Instruction, found: re.Match) -> MatrixOp:
-    out, m, n, k_size = found.group(1), int(found.group(2)), int(found.group(3)), int(found.group(4))
-    blocks = int(found.group(5) or 1)
-    a_kind, _, b_kind = found.group(6).partition("_")
+    """MFMA, or SMFMAC: A's elements are half of K, placed by the index (Sparsity), whose set CBSZ/ABID
+    choose (ABID when CBSZ is 0, else the first)."""
+    sparse = found.group(1) == "SMFMAC"
+    out, m, n, k_size = found.group(2), int(found.group(3)), int(found.group(4)), int(found.group(5))
+    blocks = int(found.group(6) or 1)
+    a_kind, _, b_kind = found.group(7).partition("_")
     b_kind = b_kind or a_kind
     if inst.get("acc_cd") or inst.get("acc"):  # accvgpr.py renames AGPR operands before this
         raise Unsupported(f"{inst.name} with AGPR operands not renamed to unified-file VGPRs")
     neg = 0
     if out == "F64":
         neg = inst.get("neg", 0)  # the BLGP field
-    elif inst.get("cbsz") or inst.get("abid") or inst.get("blgp"):
+    elif inst.get("blgp") or not sparse and (inst.get("cbsz") or inst.get("abid")):
         raise Unsupported(f"{inst.name}: CBSZ/ABID/BLGP broadcasts are not emulated")
+    per_lane = k_size // (64 // (m * blocks))
     return MatrixOp(
-        a_kind, b_kind, out, _mfma_input(m, k_size, blocks, BITS[a_kind]), _mfma_input(n, k_size, blocks, BITS[b_kind]),
-        _mfma_output(m, n, blocks, BITS[out]),
+        a_kind, b_kind, out, _mfma_input(m, k_size // 2 if sparse else k_size, blocks, BITS[a_kind]),
+        _mfma_input(n, k_size, blocks, BITS[b_kind]), _mfma_output(m, n, blocks, BITS[out]),
         negate_a=(bool(neg & 1),) * 2, negate_b=(bool(neg & 2),) * 2, negate_c=bool(neg & 4),
-        fnuz=inst.isa.target.name == "gfx942")
+        fnuz=inst.isa.target.name == "gfx942",
+        sparse=Sparsity(per_lane, 0 if inst.get("cbsz") else inst.get("abid", 0)) if sparse else None)
 
 
 @factory
@@ -417,4 +429,4 @@ def matrix(inst: Instruction):
         return matrix_handler(inst, op)
     if (found := MFMA_NAME.match(name)) is not None and inst.isa.wave_size == 64:
         return matrix_handler(inst, mfma(inst, found))
-    raise Unsupported(f"{name} is not emulated (sparse MFMA, scaled, XF32 and F8F6F4 matrix forms)")
+    raise Unsupported(f"{name} is not emulated (scaled, XF32 and F8F6F4 matrix forms)")
