@@ -283,6 +283,21 @@ def _stochastic_fp8(kind: str) -> Correction:
          ("VGPR[laneId][VDST.u32]", "D0")))
 
 
+def _ieee_extrema() -> tuple[Correction, ...]:
+    """gfx950's V_MAXIMUM3_F32 / V_MINIMUM3_F32 / V_PK_MAXIMUM3_F16 / V_PK_MINIMUM3_F16 call instructions
+    CDNA does not have."""
+    calls = {"V_MAXIMUM3_F32": "v_maximum_f32(", "V_MINIMUM3_F32": "v_minimum_f32(",
+             "V_PK_MAXIMUM3_F16": "v_maximum3_f16(", "V_PK_MINIMUM3_F16": "v_minimum3_f16("}
+    return tuple(Correction(
+        (name,), ("cdna",),
+        f"{call[:-1]} is the IEEE 754-2019 {'maximum' if 'MAX' in name else 'minimum'} (NaN-propagating, -0 below +0) "
+        "of its operands, left to right (helpers.ieee_maximum / ieee_minimum)",
+        "the manual's text calls an instruction CDNA has no pseudocode for; RDNA4's V_MAXIMUM_F32 / V_MINIMUM_F32 "
+        "(and _F16) text defines it (a signaling NaN quieted first, then a quiet NaN, then the IEEE order) and "
+        "LLVM selects these gfx950 instructions for llvm.maximum / llvm.minimum (IEEE 754-2019)",
+        ((call, f"ieee_{'maximum' if 'MAX' in name else 'minimum'}("),)) for name, call in calls.items())
+
+
 # GFX9's 16-bit VALU operations that clear the high half of their VGPR (LLVM's zeroesHigh16BitsOfDest, in
 # the spec's names: LLVM's V_MAD_F16/U16/I16, V_FMA_F16 and V_DIV_FIXUP_F16 are GFX9's *_LEGACY_* opcodes).
 GFX9_ZEROING_16_BIT = (
@@ -297,7 +312,7 @@ CORRECTIONS: tuple[Correction, ...] = (
     *_division(32), *_division(64), _trigonometry(32), _trigonometry(16), _nan_quotient(16), TRIG_PREOP, CVT_PK_U8,
     *_interpolation(), _fp8_packing("fp8"), _fp8_packing("bf8"),
     *_fp8_unpacking("fp8"), *_fp8_unpacking("bf8"), _stochastic_fp8("fp8"), _stochastic_fp8("bf8"),
-    *_sdwa_fp8_unpacking("fp8"), *_sdwa_fp8_unpacking("bf8"),
+    *_sdwa_fp8_unpacking("fp8"), *_sdwa_fp8_unpacking("bf8"), *_ieee_extrema(),
     Correction(
         (), ("rdna3", "cdna"),
         "omod (the x2, x4, /2 output modifier) is ignored while MODE.IEEE is set",

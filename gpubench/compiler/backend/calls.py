@@ -170,6 +170,19 @@ def _f32_to_fp8_sr(kind: str) -> Lowering:
     return lower
 
 
+def _ieee_extremum(larger: bool) -> Lowering:
+    def lower(ops: Ops, args: list[Operand]) -> Operand:
+        result = _float_arg(ops, args[0])
+        for other in args[1:]:
+            y = _float_arg(ops, other)
+            result = ops.arr(f"rt.ieee_extremum({ops.code(result)}, {ops.code(y)}, {fmt(result.dtype)}, {larger})",
+                             result.dtype)
+        return result
+
+    return lower
+
+
+LOWERINGS["ieee_maximum"], LOWERINGS["ieee_minimum"] = _ieee_extremum(True), _ieee_extremum(False)
 LOWERINGS["f32_to_fp8_sr"], LOWERINGS["f32_to_bf8_sr"] = _f32_to_fp8_sr("fp8"), _f32_to_fp8_sr("bf8")
 
 

@@ -95,6 +95,23 @@ def quiet(x, fmt: Fmt):
     return from_bits(np.where(isnan(x, fmt), u | fmt.quiet_bit, u), fmt)
 
 
+def ieee_extremum(x, y, fmt: Fmt, larger: bool):
+    """helpers._ieee_extremum's pair rule on arrays: IEEE 754-2019 maximum (larger) or minimum."""
+    ux, uy = bits_of(np.asarray(x), fmt), bits_of(np.asarray(y), fmt)
+    nan_x, nan_y = isnan(x, fmt), isnan(y, fmt)
+    quiet_x, quiet_y = (ux & fmt.quiet_bit) != 0, (uy & fmt.quiet_bit) != 0
+    a, b = to_f64(np.asarray(x), fmt), to_f64(np.asarray(y), fmt)
+    sx, sy = sign(np.asarray(x), fmt), sign(np.asarray(y), fmt)
+    with np.errstate(invalid="ignore"):
+        pick_x = np.where(a == b, (sx <= sy) == larger, (a > b) == larger)
+    chosen = np.where(pick_x, ux, uy)
+    chosen = np.where(nan_y, uy, chosen)
+    chosen = np.where(nan_x, ux, chosen)
+    chosen = np.where(nan_y & ~quiet_y, uy | fmt.quiet_bit, chosen)
+    chosen = np.where(nan_x & ~quiet_x, ux | fmt.quiet_bit, chosen)
+    return from_bits(chosen.astype(ux.dtype), fmt)
+
+
 def fabs(x, fmt: Fmt):
     return from_bits(bits_of(x, fmt) & ~fmt.sign_bit, fmt)
 

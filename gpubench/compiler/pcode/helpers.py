@@ -597,6 +597,36 @@ def _fp8_to_f32(kind: str) -> Helper:
 HELPERS["fp8_to_f32"], HELPERS["bf8_to_f32"] = _fp8_to_f32("fp8"), _fp8_to_f32("bf8")
 
 
+def _ieee_extremum(larger: bool) -> Helper:
+    """IEEE 754-2019 maximum / minimum of two or more floats, left to right: the first signaling NaN of a
+    pair quieted, else its first quiet NaN; -0 is below +0 (RDNA4's V_MAXIMUM_F32 / V_MINIMUM_F32 text,
+    which gfx950's V_MAXIMUM3_F32 ... call under names CDNA has no instruction for: corrections.py)."""
+    def pair(x: Value, y: Value) -> Value:
+        fmt = _fmt(x)
+        for v in (x, y):
+            if floats.is_nan(v.data, fmt) and not v.data & fmt.quiet_bit:
+                return typed(v.dtype, floats.quiet(v.data, fmt))
+        for v in (x, y):
+            if floats.is_nan(v.data, fmt):
+                return v
+        a, b = float_value(x), float_value(y)
+        x_sign, y_sign = floats.sign_of(x.data, fmt), floats.sign_of(y.data, fmt)
+        if a == b:  # equal, or zeros of either sign
+            return x if (x_sign <= y_sign) == larger else y
+        return x if (a > b) == larger else y
+
+    def extremum(rounding: int, first: Value, *others: Value) -> Value:
+        result = _float_arg(first)
+        for other in others:
+            result = pair(result, _float_arg(other))
+        return result
+
+    return extremum
+
+
+HELPERS["ieee_maximum"], HELPERS["ieee_minimum"] = _ieee_extremum(True), _ieee_extremum(False)
+
+
 @_helper("nop", "s_nop")
 def nop(rounding: int, *args: Value) -> Value:
     """No effect; ``s_nop(16'0U)`` is how V_PERMLANE64 says "do nothing" in wave32."""
