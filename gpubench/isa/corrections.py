@@ -169,6 +169,16 @@ CVT_PK_U8 = Correction(
     "select S1[1:0] and the untouched bytes of S2 are the manual's text",
     operand_rule="f32_to_u8")
 
+CVT_PKACCUM_U8 = Correction(
+    ("V_CVT_PKACCUM_U8_F32",), ("cdna",),
+    "the byte S1[1:0] names of D0 gets f32_to_u8(S0) (rounded as V_CVT_PK_U8_F32's), the other bytes kept: the "
+    "manual's run-time bit range written as a mask and a shift",
+    "the manual's text (D0.u32[bit + 7U : bit] = ...), rewritten in the operations the compiler has for a "
+    "position known only at run time; the rounding: V_CVT_PK_U8_F32's correction above",
+    (("D0.u32[bit + 7U : bit] = 32'U(f32_to_u8(S0.f32))",
+      "D0.u32 = ((D0.u32 & ~(0xffU << bit)) | (32'U(f32_to_u8(S0.f32)) << bit))"),))
+
+
 def _interpolation() -> tuple[Correction, ...]:
     """VINTERP (RDNA3, RDNA4): the pseudocode reads its parameters from other lanes of the quad
     (VGPR[...][SRC0]); the operand code gathers them (valu.py, operand rule "vinterp"), so the text reads
@@ -310,6 +320,7 @@ GFX9_ZEROING_16_BIT = (
 
 CORRECTIONS: tuple[Correction, ...] = (
     *_division(32), *_division(64), _trigonometry(32), _trigonometry(16), _nan_quotient(16), TRIG_PREOP, CVT_PK_U8,
+    CVT_PKACCUM_U8,
     *_interpolation(), _fp8_packing("fp8"), _fp8_packing("bf8"),
     *_fp8_unpacking("fp8"), *_fp8_unpacking("bf8"), _stochastic_fp8("fp8"), _stochastic_fp8("bf8"),
     *_sdwa_fp8_unpacking("fp8"), *_sdwa_fp8_unpacking("bf8"), *_ieee_extrema(),
