@@ -130,6 +130,24 @@ def _nan_quotient(bits: int) -> Correction:
           f"elsif {nan} then\nD0.{t} = {inf}\nelse\nD0.{t} = sign_out ? -abs(S0.{t}) : abs(S0.{t})"),))
 
 
+DIV_FIXUP_LEGACY_F16 = Correction(
+    ("V_DIV_FIXUP_LEGACY_F16",), ("cdna",),
+    "tmp is an f16 in every branch (the NaN, infinity and zero branches write it in the type the others do, "
+    "so the result is V_DIV_FIXUP_F16's) and, as V_DIV_FIXUP_F16, a NaN quotient estimate of ordinary operands "
+    "gives an infinity of the result's sign",
+    "the manual's text assigns tmp an f64 in some branches and an f16 in others and then reads tmp.f16; "
+    "V_DIV_FIXUP_F16's text (the same fixup with D0.f16) writes each branch's value as an f16. The NaN "
+    "quotient: inferred from the f32 measurement, as for V_DIV_FIXUP_F16 (LLVM's V_DIV_FIXUP_F16 on GFX9 is "
+    "this opcode)",
+    (("tmp = cvtToQuietNAN(64'F(S2.f16))", "tmp = 16'F(cvtToQuietNAN(64'F(S2.f16)))"),
+     ("tmp = cvtToQuietNAN(64'F(S1.f16))", "tmp = 16'F(cvtToQuietNAN(64'F(S1.f16)))"),
+     ("tmp = sign_out ? -INF : +INF", "tmp = sign_out ? -INF.f16 : +INF.f16"),
+     ("tmp = sign_out ? -0.0 : 0.0", "tmp = sign_out ? -16'0.0 : 16'0.0"),
+     ("else\ntmp = sign_out ? -abs(S0.f16) : abs(S0.f16)",
+      "elsif isNAN(64'F(S0.f16)) then\ntmp = sign_out ? -INF.f16 : +INF.f16\nelse\n"
+      "tmp = sign_out ? -abs(S0.f16) : abs(S0.f16)")))
+
+
 def _trigonometry(bits: int) -> Correction:
     t = f"f{bits}"
     return Correction(
@@ -320,7 +338,7 @@ GFX9_ZEROING_16_BIT = (
 
 CORRECTIONS: tuple[Correction, ...] = (
     *_division(32), *_division(64), _trigonometry(32), _trigonometry(16), _nan_quotient(16), TRIG_PREOP, CVT_PK_U8,
-    CVT_PKACCUM_U8,
+    CVT_PKACCUM_U8, DIV_FIXUP_LEGACY_F16,
     *_interpolation(), _fp8_packing("fp8"), _fp8_packing("bf8"),
     *_fp8_unpacking("fp8"), *_fp8_unpacking("bf8"), _stochastic_fp8("fp8"), _stochastic_fp8("bf8"),
     *_sdwa_fp8_unpacking("fp8"), *_sdwa_fp8_unpacking("bf8"), *_ieee_extrema(),

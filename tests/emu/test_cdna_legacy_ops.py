@@ -1,6 +1,6 @@
 """gfx942/gfx950's v_cvt_pkaccum_u8_f32 (f32_to_u8 of S0 into the byte S1[1:0] names, the others kept) and
 v_clrexcp (TRAPSTS.EXCP cleared), against the model of test_hardware_instructions (clamp, round half to even,
-NaN 0) and by hand, on both engines."""
+NaN 0) and by hand, and v_div_fixup_legacy_f16 against V_DIV_FIXUP_F16's rules on codes, on both engines."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -37,3 +37,41 @@ def test_clrexcp_clears_the_exception_flags(target, form):
     for engine_name in ENGINES:
         ctx = run(text, engine_name, target)
         assert ctx.waves.sgpr[0, 2] & 0x1FF == 0x1FF and ctx.waves.sgpr[0, 3] & 0x1FF == 0, engine_name
+
+
+F16_SPECIAL = [0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0x7C01, 0x3C00, 0xC000, 0x0001, 0x7BFF]
+F16_WORDS = st.lists(st.one_of(st.sampled_from(F16_SPECIAL), st.integers(0, 0xFFFF)), min_size=LANES,
+                     max_size=LANES)
+
+
+def _fixup_model(q: int, d: int, n: int) -> int:
+    """V_DIV_FIXUP_F16's rules on codes (q: quotient estimate S0, d: denominator S1, n: numerator S2)."""
+    def nan(x):
+        return x & 0x7C00 == 0x7C00 and x & 0x3FF
+
+    def inf(x):
+        return x & 0x7FFF == 0x7C00
+
+    def zero(x):
+        return x & 0x7FFF == 0
+
+    sign = ((d ^ n) >> 15) << 15
+    if nan(n) or nan(d):
+        return (n if nan(n) else d) | 0x200
+    if zero(d) and zero(n) or inf(d) and inf(n):
+        return 0xFE00
+    if zero(d) or inf(n):
+        return sign | 0x7C00
+    if inf(d) or zero(n):
+        return sign
+    return sign | 0x7C00 if nan(q) else sign | q & 0x7FFF
+
+
+@pytest.mark.parametrize("target", ["gfx942", "gfx950"])
+@settings(max_examples=8, deadline=None)
+@given(q=F16_WORDS, d=F16_WORDS, n=F16_WORDS)
+def test_div_fixup_legacy_f16(target, q, d, n):
+    want = [_fixup_model(*args) for args in zip(q, d, n)]  # the high half cleared (GFX9's 16-bit results)
+    for engine_name in ENGINES:
+        ctx = run("v_div_fixup_legacy_f16 v1, v2, v3, v4", engine_name, target, v1=0xABCD0000, v2=q, v3=d, v4=n)
+        assert [int(v) for v in vgpr(ctx, 1)] == want, engine_name
