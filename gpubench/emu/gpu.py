@@ -6,13 +6,15 @@ hardware's CP does. A client writes its packets and rings a doorbell (a plain st
 doorbell page it mapped); the thread sees the doorbell value move past the queue's read pointer
 and executes packets until the ring is empty or a packet waits (WAIT_REG_MEM on memory another
 queue will write). Nothing in the client has to call into gpubench: a client that polls a signal
-in memory sees it change because the thread wrote it. Idle, the thread polls every 50 µs; how it
-shares the interpreter with a client spinning on a signal is cp/interpreter.py's job.
+in memory sees it change because the thread wrote it. Idle, the thread waits in native code, without
+the GIL, for a doorbell to move (emu/native/doorbells.py); while a queue waits on memory it looks again
+every WAITING_POLL_SECONDS, and a change the driver makes in Python (a new, destroyed or re-activated
+queue) wakes it through a doorbell of its own. How it shares the interpreter with a client spinning on
+a signal is cp/interpreter.py's job.
 """
 from __future__ import annotations
 
 import threading
-import time
 from typing import Callable
 
 import numpy as np
@@ -25,10 +27,12 @@ from gpubench.emu.cp.queue import HardwareQueue, Interrupt, QueueStats
 from gpubench.emu.cp.sdma import SDMAQueue
 from gpubench.emu.hostmem import SharedMemory
 from gpubench.emu.memory import AddressSpace
+from gpubench.emu.native.doorbells import DoorbellWatch
 from gpubench.isa.arch import ISA
 
 DOORBELLS = 1024  # 64-bit doorbells in the two doorbell pages of a process
-IDLE_POLL_SECONDS = 50e-6
+WAITING_POLL_SECONDS = 50e-6  # a queue waits on memory, which no doorbell announces
+IDLE_WAIT_SECONDS = 0.05  # a bound on any wait: what rings no doorbell is seen this late at worst
 QUEUE_KINDS = {"compute": PM4Queue, "aql": AQLQueue, "sdma": SDMAQueue}
 
 
@@ -49,6 +53,8 @@ class EmulatedGPU:
         self._next_queue = 0
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._wake = np.zeros(1, np.uint64)  # the doorbell `wake` rings
+        self._watch: DoorbellWatch | None = None  # of the queues' doorbells and `_wake`, until they change
 
     def create_queue(self, kind: str, ring_address: int, ring_size: int, read_pointer_address: int,
                      write_pointer_address: int, doorbell_at: tuple[np.ndarray, int] | None = None) -> HardwareQueue:
@@ -66,6 +72,7 @@ class EmulatedGPU:
                                       write_pointer_address, *doorbell_at, self.interrupt,
                                       watchdog=self.watchdog, **extra)
             self.queues[queue_id] = queue
+        self.wake()
         self._start()
         return queue
 
@@ -73,6 +80,13 @@ class EmulatedGPU:
         with self.lock:
             queue = self.queues.pop(queue_id)
             self.retired.add(queue.stats)
+        self.wake()
+
+    def wake(self) -> None:
+        """The driver changed what the command processor runs (a queue came, went or was re-activated)."""
+        with self.lock:
+            self._watch = None
+            self._wake[0] += 1
 
     def stats(self) -> QueueStats:
         total = QueueStats()
@@ -94,12 +108,23 @@ class EmulatedGPU:
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            watch = self._doorbells()
+            watch.look()  # before the pass: a doorbell rung after the pass began ends the wait below at once
             busy = self.process_queues()  # a queue's failure stops that queue only (HardwareQueue.process)
             if not busy:
-                time.sleep(IDLE_POLL_SECONDS)
+                waiting = any(queue.waiting for queue in list(self.queues.values()))
+                watch.wait(WAITING_POLL_SECONDS if waiting else IDLE_WAIT_SECONDS)
+
+    def _doorbells(self) -> DoorbellWatch:
+        with self.lock:
+            if self._watch is None:
+                rung = [(queue.doorbell, queue.doorbell_index) for queue in self.queues.values()]
+                self._watch = DoorbellWatch([*rung, (self._wake, 0)])
+            return self._watch
 
     def close(self) -> None:
         self._stop.set()
+        self.wake()
         if self._thread is not None:
             self._thread.join()
         self.doorbell_page.close()

@@ -13,7 +13,7 @@ import pytest
 from gpubench.drivers.kfd import abi
 from gpubench.emu import hostmem
 from gpubench.emu.cp import aql, pm4, sdma
-from tests.drivers.kfd_client import (GPU, STORE_LANE_IDS, WRITE_DISPATCH_ID, Client, Queue,
+from tests.drivers.kfd_client import (GPU, RING, STORE_LANE_IDS, WRITE_DISPATCH_ID, Client, Queue,
                                       a_new_queue_runs_a_dispatch, aql_dispatch, dispatch_packets, packet3, split)
 
 
@@ -219,3 +219,41 @@ def test_an_aql_queue_whose_write_pointer_is_gone_stops_with_a_memory_fault(clie
     assert fired == queue.faults.event_id
     assert data.data.memory_exception_data.va == address + WRITE_DISPATCH_ID
     a_new_queue_runs_a_dispatch(client)
+
+
+def test_an_idle_command_processor_leaves_the_interpreter_to_the_client(client):
+    """Between doorbells the CP thread waits natively: it runs no Python pass over its queues (polling
+    from Python made one every ~100 µs, each taking the GIL from the client), yet a doorbell rung
+    after the idle stretch still runs the packets."""
+    queue = Queue(client, abi.QUEUE_COMPUTE)
+    queue.submit(queue.end_of_pipe())
+    queue.wait()
+    gpu = client.driver.nodes[GPU].gpu
+    passes = []
+    counted = gpu.process_queues
+
+    def counting():
+        passes.append(1)
+        return counted()
+    gpu.process_queues = counting
+    time.sleep(0.5)
+    assert len(passes) < 50  # a pass per IDLE_WAIT_SECONDS at most; polling made thousands
+    target, view = client.alloc(4096)
+    queue.submit(packet3(pm4.WRITE_DATA, 5 << 8, *split(target.va_addr), 5) + queue.end_of_pipe())
+    queue.wait()
+    assert view.view(np.uint32)[0] == 5
+
+
+def test_a_queue_made_active_again_runs_the_packets_rung_while_it_was_inactive(client):
+    queue = Queue(client, abi.QUEUE_COMPUTE)
+    update = abi.UpdateQueue(queue_id=queue.queue_id, ring_base_address=queue.ring.va_addr, ring_size=RING,
+                             queue_percentage=0, queue_priority=7)
+    client.ioctl(0x07, update)
+    target, view = client.alloc(4096)
+    queue.submit(packet3(pm4.WRITE_DATA, 5 << 8, *split(target.va_addr), 9) + queue.end_of_pipe())
+    time.sleep(0.05)
+    assert view.view(np.uint32)[0] == 0, "an inactive queue ran its packets"
+    update.queue_percentage = 100
+    client.ioctl(0x07, update)
+    queue.wait()
+    assert view.view(np.uint32)[0] == 9

@@ -349,6 +349,7 @@ class KFDDriver:
             hardware = queue.node.gpu.queues[queue.hardware_id]
             hardware.ring_address, hardware.ring_size = args.ring_base_address, size
             hardware.active = queue_is_active(args.ring_base_address, args.queue_percentage)
+        queue.node.gpu.wake()
 
     # ---- events ------------------------------------------------------------------------------
 

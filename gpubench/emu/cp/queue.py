@@ -122,6 +122,7 @@ class HardwareQueue:
         self.read_pointer = 0  # in pointer units, counting up without wrapping (as the 64-bit pointers do)
         self.error: str | None = None
         self.active = True  # amdkfd's QUEUE_IS_ACTIVE: an inactive queue keeps its packets for later
+        self.waiting = False  # its next packet waits on memory (WAIT_REG_MEM, an AQL barrier ...)
         self.stats = QueueStats()
 
     def write_pointer(self) -> int:
@@ -143,12 +144,13 @@ class HardwareQueue:
         the others."""
         if self.error is not None or not self.active:
             return False
-        progressed = False
+        progressed, self.waiting = False, False
         try:
             while self.read_pointer < self.write_pointer():
                 try:
                     consumed = self.execute_packet()
                 except WaitNotSatisfied:
+                    self.waiting = True
                     break
                 self.read_pointer += consumed
                 self.stats.packets += 1
