@@ -19,6 +19,7 @@ from gpubench.compiler.backend import BackendUnsupported, clear_memory_cache, co
 from gpubench.compiler.backend import runtime as rt
 from gpubench.compiler.backend.agreement import check, random_inputs
 from gpubench.compiler.backend.cache import pseudocode
+from gpubench.isa.cdna.pseudocode import PSEUDOCODE as CDNA_PSEUDOCODE
 from gpubench.isa.rdna3.pseudocode import PSEUDOCODE as RDNA3_PSEUDOCODE
 from gpubench.compiler.pcode import Prose, floats, read_pseudocode
 from gpubench.compiler.pcode.dtypes import F32
@@ -314,11 +315,14 @@ def test_unsupported_constructs_are_refused_at_compile_time_naming_them():
         ("rdna3", "VOP3Op", "V_READLANE_B32"): "VGPR: cross-lane VGPR access",
         ("cdna", "VOP3Op", "V_CVT_SCALEF32_SR_FP8_F32"): r"f32_to_fp8_sr_scale\(\) is not supported",
         ("rdna3", "SOPKOp", "S_SETREG_B32"): "S_SETREG_B32: ",
-        ("cdna", "VOP3Op", "V_DIV_FIXUP_LEGACY_F16_E64"): "the local tmp is a f64 or a f16",
     }
     for (arch, enum, name), message in cases.items():
         with pytest.raises(BackendUnsupported, match=message):
             compile_instruction(arch, enum, name)
+    # the manual's V_DIV_FIXUP_LEGACY_F16 (corrections.py types every branch's tmp alike)
+    with pytest.raises(BackendUnsupported, match="the local tmp is a f64 or a f16"):
+        compile_text(CDNA_PSEUDOCODE["VOP3Op", "V_DIV_FIXUP_LEGACY_F16_E64"], "cdna", "VOP3Op",
+                     "V_DIV_FIXUP_LEGACY_F16_E64")
 
 
 def test_lanes_reading_constants_the_manual_never_defines_make_the_call_raise():
