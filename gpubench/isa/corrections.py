@@ -270,6 +270,24 @@ def _fp8_unpacking(kind: str) -> tuple[Correction, ...]:
     return decode, half
 
 
+def _stochastic_16_bit(kind: str) -> Correction:
+    """gfx950's V_CVT_SR_F16_F32 / V_CVT_SR_BF16_F32."""
+    random = "S1[31 : 19].u32" if kind == "f16" else "S1[31 : 16].u32"
+    view = kind if kind == "f16" else "bf16"
+    return Correction(
+        (f"V_CVT_SR_{kind.upper()}_F32",), ("cdna",),
+        f"f32_to_{kind}_SR (named f32_to_{kind}_sr as well) rounds as V_CVT_SR_FP8_F32 does: S1's top bits "
+        f"({random[:-4]}) added to |S0| as that fraction of the {kind} quantum at |S0|, then truncated; an "
+        "overflow is an infinity, a NaN quieted; the half OPSEL[3] names is written in this lane's D0",
+        "inferred, not measured: the manual names the helper without defining it. AMD's host model of gfx950's "
+        "stochastic conversions (amd_hip_ocp_host.hpp, from_float_sr: the seed shifted right by 9 + M, added "
+        "below the kept mantissa bits, then truncated) for the bits; the manual's VGPR[laneId][VDST] is D0",
+        ((f"f32_to_{kind}_SR(S0.f32, S1.u32)", f"f32_to_{kind}_sr(S0.f32, {random})"),
+         (f"f32_to_{kind}_sr(S0.f32, S1.u32)", f"f32_to_{kind}_sr(S0.f32, {random})"),
+         (f"VGPR[laneId][VDST.u32][15 : 0].{view}", f"D0[15 : 0].{view}"),
+         (f"VGPR[laneId][VDST.u32][31 : 16].{view}", f"D0[31 : 16].{view}")))
+
+
 def _sdwa_fp8_unpacking(kind: str) -> tuple[Correction, ...]:
     """CDNA's V_CVT_F32_FP8/BF8 and V_CVT_PK_F32_FP8/BF8: the byte or word is SDWA's src0_sel."""
     chain = (f"if SDWA_SRC0_SEL == BYTE1.b3 then\nD0.f32 = {kind}_to_f32(S0[15 : 8].{kind})\n"
@@ -300,11 +318,10 @@ def _stochastic_fp8(kind: str) -> Correction:
         "others kept. The manual adds the bits to the 23-bit mantissa field alone (a carry wraps) and then "
         "rounds to nearest even",
         "inferred, not measured: stochastic rounding that rounds to nearest after adding the random bits would "
-        "be biased by half a quantum; ROCm's host models of these conversions (hip_f8_impl.h, composable_kernel "
-        "and MIOpen's cast_to_f8 with stoch: the random bits added below the kept mantissa bits, a carry "
-        "renormalizing into the exponent, then truncation) are what its tests compare the instruction with. "
-        "Which bits of S1 are the random ones is the manual's text; in the format's denormal range the same "
-        "bits are added (ROCm's model widens its mask there); the manual's VGPR[laneId][VDST] is D0",
+        "be biased by half a quantum; AMD's host model of gfx950's stochastic conversions (amd_hip_ocp_host.hpp, "
+        "from_float_sr: the seed shifted right by 9 + M, the manual's S1 bits, added below the kept mantissa "
+        "bits, a carry into the exponent, then truncation, also in the denormal range) and ROCm's older "
+        "cast_to_f8 with stoch (hip_f8_impl.h, MIOpen) agree; the manual's VGPR[laneId][VDST] is D0",
         ((f"s = sign(S0.f32);\ne = exponent(S0.f32);\nm = 23'U(32'U(23'B(mantissa(S0.f32))) + {random});\n"
           "tmp = float32(s, e, m);\n", ""),
          (f"f32_to_{kind}(tmp.f32)", f"f32_to_{kind}_sr(S0.f32, {random}, FP8_FNUZ)"),
@@ -342,6 +359,7 @@ CORRECTIONS: tuple[Correction, ...] = (
     *_interpolation(), _fp8_packing("fp8"), _fp8_packing("bf8"),
     *_fp8_unpacking("fp8"), *_fp8_unpacking("bf8"), _stochastic_fp8("fp8"), _stochastic_fp8("bf8"),
     *_sdwa_fp8_unpacking("fp8"), *_sdwa_fp8_unpacking("bf8"), *_ieee_extrema(),
+    _stochastic_16_bit("f16"), _stochastic_16_bit("bf16"),
     Correction(
         (), ("rdna3", "cdna"),
         "omod (the x2, x4, /2 output modifier) is ignored while MODE.IEEE is set",

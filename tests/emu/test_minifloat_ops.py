@@ -1,6 +1,7 @@
 """gfx12's FP8/BF8 arithmetic and stochastic-rounding conversions, against models of the OCP formats written
 here (each code's value from the format's definition), on both engines."""
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -127,3 +128,46 @@ def test_cdna_fp8_to_f32_conversions_decode_the_sdwa_selected_byte(target, fnuz,
                     want = values[code ^ flip]
                     assert np.isnan(got[lane]) if want is None else got[lane] == want and \
                         np.signbit(got[lane]) == (want < 0 or (code ^ flip) == 0x80), (engine_name, reg, hex(code))
+
+
+def _16_bit_value(code: int, kind: str) -> float:
+    if kind == "f16":
+        return float(np.array(code, np.uint16).view(np.float16))
+    return float(np.array(code << 16, np.uint32).view(np.float32))
+
+
+def _sr_16_bit_model(x: float, random: int, kind: str) -> int:
+    """The code of the neighbour below |x| (toward zero), or of the one above when x's fraction of the way
+    there plus random / 2^(23 - M) reaches 1; NaN quieted, infinities kept, past the top an infinity."""
+    bits = int(np.float32(x).view(np.uint32))
+    sign = 0x8000 if bits >> 31 else 0
+    if math.isnan(x) or math.isinf(x):
+        code = int(np.float32(x).astype(np.float16).view(np.uint16)) if kind == "f16" else bits >> 16
+        return code | ((0x200 if kind == "f16" else 0x40) if math.isnan(x) else 0)
+    # the positive codes in order of value: the largest whose value is not above |x|
+    down = next(c for c in range(0x7C00 if kind == "f16" else 0x7F80, -1, -1) if _16_bit_value(c, kind) <= abs(x)) \
+        if kind == "f16" else (bits & 0x7FFFFFFF) >> 16
+    low, high = _16_bit_value(down, kind), _16_bit_value(down + 1, kind)
+    step = Fraction(high) - Fraction(low) if math.isfinite(high) else \
+        Fraction(low) - Fraction(_16_bit_value(down - 1, kind))
+    man_bits = 10 if kind == "f16" else 7
+    rounds_up = (Fraction(abs(x)) - Fraction(low)) / step + Fraction(random, 1 << (23 - man_bits)) >= 1
+    return sign | (down + 1 if rounds_up else down)
+
+
+@pytest.mark.parametrize("kind", ["f16", "bf16"])
+@settings(max_examples=8, deadline=None)
+@given(a=st.lists(st.one_of(st.floats(width=32), st.floats(-70000, 70000, width=32),
+                            st.floats(-2**-13, 2**-13, width=32)), min_size=LANES, max_size=LANES),
+       r=WORDS, high=st.booleans())
+def test_gfx950_cvt_sr_16_bit(kind, a, r, high):
+    a32 = np.asarray(a, np.float32)
+    shift = 19 if kind == "f16" else 16
+    old = 0xA5A5_5A5A
+    codes = [_sr_16_bit_model(float(x), rnd >> shift, kind) for x, rnd in zip(a32, r)]
+    want = [(old & 0xFFFF) | c << 16 if high else (old & 0xFFFF0000) | c for c in codes]
+    text = f"v_cvt_sr_{kind}_f32 v1, v2, v3" + (" op_sel:[0,0,1]" if high else "")
+    for engine_name in ENGINES:
+        ctx = run(text, engine_name, "gfx950", v1=old, v2=a32.view(np.uint32), v3=r)
+        got = [int(v) for v in vgpr(ctx, 1)]
+        assert got == want, (engine_name, [(float(x), hex(g), hex(w)) for x, g, w in zip(a32, got, want) if g != w][:3])

@@ -182,6 +182,15 @@ def _ieee_extremum(larger: bool) -> Lowering:
     return lower
 
 
+def _f32_to_float_sr(dtype: DataType) -> Lowering:
+    def lower(ops: Ops, args: list[Operand]) -> Operand:
+        x = _float_arg(ops, args[0])
+        return ops.arr(f"rt.f32_to_float_sr({x.code}, {fmt(x.dtype)}, {ops._as_int(args[1])}, {fmt(dtype)})", dtype)
+
+    return lower
+
+
+LOWERINGS["f32_to_f16_sr"], LOWERINGS["f32_to_bf16_sr"] = _f32_to_float_sr(F16), _f32_to_float_sr(BF16)
 LOWERINGS["ieee_maximum"], LOWERINGS["ieee_minimum"] = _ieee_extremum(True), _ieee_extremum(False)
 LOWERINGS["f32_to_fp8_sr"], LOWERINGS["f32_to_bf8_sr"] = _f32_to_fp8_sr("fp8"), _f32_to_fp8_sr("bf8")
 

@@ -359,23 +359,36 @@ def f32_to_fp8(x, fmt: Fmt, fnuz, kind: str):
     return out.astype(np.uint32)
 
 
-def f32_to_fp8_sr(x, fmt: Fmt, random, fnuz, kind: str):
-    """f32_to_fp8 of helpers.stochastic_fp8_value of each element. float64 holds the sum exactly: an f32
-    in the format's normal range has no bit below 2^-23 of its quantum, and a smaller one is too small to
-    carry the sum across a multiple of the quantum."""
-    v = to_f64(x, fmt)
-    fnuz = np.broadcast_to(np.asarray(fnuz, bool), v.shape)
+def stochastic_truncation(v, random, man_bits: int, emin):
+    """helpers.stochastic_value of float64 elements (emin: per element or one). float64 holds the sum
+    exactly: an f32 in the format's normal range has no bit below 2^-23 of its quantum, and a smaller one
+    is too small to carry the sum across a multiple of the quantum."""
     a = np.abs(np.where(np.isfinite(v), v, 0.0))
-    man_bits = helpers.FP8_FORMATS[kind, False][1]
-    emin = np.where(fnuz, 1 - helpers.FP8_FORMATS[kind, True][2], 1 - helpers.FP8_FORMATS[kind, False][2])
 
     def quantum(y):
         return np.ldexp(1.0, np.maximum(np.frexp(y)[1] - 1, emin) - man_bits)
 
     total = a + np.ldexp(np.asarray(random).astype(np.float64), -(23 - man_bits)) * quantum(a)
     step = quantum(total)
-    truncated = np.copysign(np.floor(total / step) * step, v)
-    return f32_to_fp8(np.where((a == 0) | ~np.isfinite(v), v, truncated), F64, fnuz, kind)
+    return np.where((a == 0) | ~np.isfinite(v), v, np.copysign(np.floor(total / step) * step, v))
+
+
+def f32_to_fp8_sr(x, fmt: Fmt, random, fnuz, kind: str):
+    """f32_to_fp8 of stochastic_truncation in the element's format (fnuz: bool per element)."""
+    v = to_f64(x, fmt)
+    fnuz = np.broadcast_to(np.asarray(fnuz, bool), v.shape)
+    man_bits = helpers.FP8_FORMATS[kind, False][1]
+    emin = np.where(fnuz, 1 - helpers.FP8_FORMATS[kind, True][2], 1 - helpers.FP8_FORMATS[kind, False][2])
+    return f32_to_fp8(stochastic_truncation(v, random, man_bits, emin), F64, fnuz, kind)
+
+
+def f32_to_float_sr(x, fmt: Fmt, random, dst: Fmt):
+    """helpers._f32_to_float_sr: the truncated value encoded exactly (an overflow an infinity); a NaN or an
+    infinity as convert_float, quieted."""
+    v = to_f64(x, fmt)
+    truncated = narrow_f64(stochastic_truncation(v, random, dst.man_bits, 2 - (1 << (dst.exp_bits - 1))), dst)
+    ordinary = convert_float(x, fmt, dst, quieten=True)
+    return from_bits(np.where(np.isfinite(v), bits_of(truncated, dst), bits_of(ordinary, dst)), dst)
 
 
 _FP8_VALUES: dict = {}

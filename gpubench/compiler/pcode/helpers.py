@@ -541,15 +541,14 @@ def _f32_to_fp8(kind: str) -> Helper:
 HELPERS["f32_to_fp8"], HELPERS["f32_to_bf8"] = _f32_to_fp8("fp8"), _f32_to_fp8("bf8")
 
 
-def stochastic_fp8_value(value: float, random: int, kind: str, fnuz: bool) -> float:
-    """V_CVT_SR_FP8/BF8_F32's rounding (a hardware correction names it, isa/corrections.py): ``random``,
-    the top 23 - M bits of S1 (M the format's mantissa bits), is added to |value| as that fraction of the
-    format's quantum at |value|, and the sum is truncated to the format (toward zero; an overflow stays
-    above the largest finite value, for f32_to_fp8_code to encode as it encodes overflows)."""
+def stochastic_value(value: float, random: int, man_bits: int, emin: int) -> float:
+    """The V_CVT_SR_* conversions' rounding (a hardware correction names it, isa/corrections.py):
+    ``random``, the top 23 - M bits of S1 (M the target format's mantissa bits, emin its smallest normal
+    exponent), is added to |value| as that fraction of the format's quantum at |value|, and the sum is
+    truncated to the format (toward zero; an overflow stays above the largest finite value, for the
+    encoder to encode as it encodes overflows)."""
     if not math.isfinite(value) or value == 0:
         return value
-    _, man_bits, bias = FP8_FORMATS[kind, fnuz]
-    emin = 1 - bias
 
     def quantum(x: Fraction) -> Fraction:
         exponent = x.numerator.bit_length() - x.denominator.bit_length()
@@ -565,13 +564,34 @@ def stochastic_fp8_value(value: float, random: int, kind: str, fnuz: bool) -> fl
 def _f32_to_fp8_sr(kind: str) -> Helper:
     def conversion(rounding: int, x: Value, random: Value, fnuz: Value) -> Value:
         fnuz_ = bool(int_value(fnuz))
-        value = stochastic_fp8_value(float_value(_float_arg(x)), int_value(random), kind, fnuz_)
+        _, man_bits, bias = FP8_FORMATS[kind, fnuz_]
+        value = stochastic_value(float_value(_float_arg(x)), int_value(random), man_bits, 1 - bias)
         return from_int(DataType("b", 8), f32_to_fp8_code(value, kind, fnuz_))
 
     return conversion
 
 
 HELPERS["f32_to_fp8_sr"], HELPERS["f32_to_bf8_sr"] = _f32_to_fp8_sr("fp8"), _f32_to_fp8_sr("bf8")
+
+
+def _f32_to_float_sr(dtype: DataType) -> Helper:
+    """V_CVT_SR_F16_F32 / V_CVT_SR_BF16_F32's conversion: stochastic_value, then the exact encoding (an
+    overflow is an infinity); a NaN or an infinity converts as an ordinary conversion does, quieted."""
+    fmt = floats.FORMATS[dtype]
+
+    def conversion(rounding: int, x: Value, random: Value) -> Value:
+        x = _float_arg(x)
+        value = float_value(x)
+        if not math.isfinite(value):
+            converted = convert(x, dtype, floats.ROUND_NEAREST_EVEN)
+            return typed(dtype, floats.quiet(converted.data, fmt))
+        truncated = stochastic_value(value, int_value(random), fmt.man_bits, 1 - fmt.bias)
+        return typed(dtype, floats.encode(truncated, fmt, floats.ROUND_NEAREST_EVEN))
+
+    return conversion
+
+
+HELPERS["f32_to_f16_sr"], HELPERS["f32_to_bf16_sr"] = _f32_to_float_sr(F16), _f32_to_float_sr(BF16)
 
 
 def fp8_code_value(code: int, kind: str, fnuz: bool) -> float:
