@@ -34,9 +34,11 @@ from gpubench.emu.native.layout import (MAP_WORDS, RECORD_FN, RECORD_OPERANDS, R
                                         Dispatch, Status)
 from gpubench.emu.native.lds import bind_lds
 from gpubench.emu.native.loop import loop_code
+from gpubench.emu.native.matrix import bind_matrix
 from gpubench.emu.ops import alu as reference_alu
 from gpubench.emu.ops import control, memory_ops
 from gpubench.emu.ops import lds as reference_lds
+from gpubench.emu.ops import matrix as reference_matrix
 from gpubench.emu.ops import vopd as reference_vopd
 from gpubench.emu.waves import WaveState
 
@@ -44,7 +46,8 @@ from gpubench.emu.waves import WaveState
 BINDERS = {reference_alu.vector_alu: alu.bind_valu, reference_alu.scalar_alu: alu.bind_salu,
            control.control: alu.bind_control, memory_ops.scalar_load: memory.bind_scalar_load,
            reference_lds.data_share: bind_lds,
-           memory_ops.vector_load_store: memory.bind_global, reference_vopd.dual_issue: vopd.bind_dual}
+           memory_ops.vector_load_store: memory.bind_global, reference_vopd.dual_issue: vopd.bind_dual,
+           reference_matrix.matrix: bind_matrix}
 WINDOW_BYTES = 4 << 20  # the code a program's table covers, at most (around the entry point)
 PREBIND_INSTRUCTIONS = 4096  # decoded forward from the entry point when a program is first bound
 SLICE = 1 << 22  # wave-instructions per native call: the watchdog's clock is read between calls

@@ -46,7 +46,9 @@ unified-file VGPRs they are (accvgpr.py), so an instruction here never has an AC
 EXEC must be all ones (the manuals leave any other EXEC undefined): the emulator stops the dispatch
 otherwise. Float results are computed in float64 and rounded once to the result type (round to
 nearest even), which is exact for f16/bf16/fp8 products; the hardware's internal order of
-additions is not modelled.
+additions is not modelled. The order is defined instead, so that both engines give the same bits:
+the products A[i,k]*B[k,j] summed in K order, then C added (`summed_products`), never a BLAS
+matmul, whose blocking and fused multiply-adds vary with the host.
 
 MODE (modes.py) applies as to the VALU: f16/f32/f64 elements of A, B and C are read, and D written,
 in their type's denormal mode (bf16 and fp8 have no MODE field); under a directed FP_ROUND for the
@@ -211,7 +213,7 @@ def _fp8_table(exponent_bits: int, fnuz: bool) -> np.ndarray:
     return value
 
 
-def _decode(raw: np.ndarray, kind: str, signed: bool = True, fnuz: bool = False) -> np.ndarray:
+def decode(raw: np.ndarray, kind: str, signed: bool = True, fnuz: bool = False) -> np.ndarray:
     """Element bits as float64, or int64 for integer kinds."""
     if kind == "F16":
         return raw.astype(np.uint16).view(np.float16).astype(np.float64)
@@ -279,7 +281,7 @@ def _directed(a: np.ndarray, b: np.ndarray, c: np.ndarray, raw: np.ndarray, kind
     return raw
 
 
-def _inline_accumulator(value: int, kind: str) -> int | None:
+def inline_accumulator(value: int, kind: str) -> int | None:
     """An inline constant C (0, 1.0 ...) as the bits of one accumulator element; None when ``value``
     is no inline constant (an SGPR, which C cannot be)."""
     if kind == "BF16":
@@ -294,7 +296,7 @@ def _negate_halves(values: np.ndarray, where: Placement, negate: tuple[bool, boo
     return values * sign[None]
 
 
-def _operands(inst: Instruction, sparse: bool) -> tuple[int, int, int, int | None, int | None]:
+def matrix_operands(inst: Instruction, sparse: bool) -> tuple[int, int, int, int | None, int | None]:
     """(A's VGPR, B's VGPR, D's VGPR, C's VGPR or None for an inline constant, SWMMAC's index VGPR).
     SWMMAC accumulates into D (C is D) and its src2 is the index."""
     a, b, c = (inst[f] - opnd.VGPR_BASE for f in ("src0", "src1", "src2"))
@@ -324,26 +326,34 @@ def _expanded(ctx: Context, waves: np.ndarray, index_vgpr: int, a: np.ndarray, w
     return dense
 
 
+def summed_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A [..., m, k] times B transposed [..., n, k]: each [..., m, n] the products summed in K order."""
+    total = a[..., :, None, 0] * b[..., None, :, 0]
+    for k in range(1, a.shape[-1]):
+        total = total + a[..., :, None, k] * b[..., None, :, k]
+    return total
+
+
 def matrix_handler(inst: Instruction, op: MatrixOp):
-    a_base, b_base, d_base, c_base, index_vgpr = _operands(inst, op.sparse is not None)
+    a_base, b_base, d_base, c_base, index_vgpr = matrix_operands(inst, op.sparse is not None)
     out_bits = BITS[op.out]
-    c_inline = None if c_base is not None else _inline_accumulator(inst["src2"], op.out)
+    c_inline = None if c_base is not None else inline_accumulator(inst["src2"], op.out)
     if c_base is None and c_inline is None:
         raise ValueError(f"{inst.name}: C must be a VGPR or an inline constant")
 
     def run(ctx: Context, waves: np.ndarray) -> None:
         if not ctx.waves.exec_mask(waves).all():
             raise ValueError(f"{inst.name} needs EXEC to be all ones (a wave has inactive lanes)")
-        a = _decode(_gather(ctx, waves, a_base, op.a_where, BITS[op.a_kind]), op.a_kind, op.signed_a, op.fnuz)
-        b = _decode(_gather(ctx, waves, b_base, op.b_where, BITS[op.b_kind]), op.b_kind, op.signed_b, op.fnuz)
+        a = decode(_gather(ctx, waves, a_base, op.a_where, BITS[op.a_kind]), op.a_kind, op.signed_a, op.fnuz)
+        b = decode(_gather(ctx, waves, b_base, op.b_where, BITS[op.b_kind]), op.b_kind, op.signed_b, op.fnuz)
         a = _negate_halves(a, op.a_where, op.negate_a) if any(op.negate_a) else a
         if op.sparse is not None:
             a = _expanded(ctx, waves, index_vgpr, a, op.a_where, op.sparse)
         b = _negate_halves(b, op.b_where, op.negate_b) if any(op.negate_b) else b
         if c_base is not None:
-            c = _decode(_gather(ctx, waves, c_base, op.cd_where, out_bits), op.out)
+            c = decode(_gather(ctx, waves, c_base, op.cd_where, out_bits), op.out)
         else:
-            c = _decode(np.full((len(waves), *op.cd_where.reg.shape), c_inline, np.uint64), op.out)
+            c = decode(np.full((len(waves), *op.cd_where.reg.shape), c_inline, np.uint64), op.out)
         if op.abs_c:
             c = np.abs(c)
         if op.negate_c:
@@ -353,7 +363,7 @@ def matrix_handler(inst: Instruction, op: MatrixOp):
             a, b = _flushed_input(a, op.a_kind, mode), _flushed_input(b, op.b_kind, mode)
             c = _flushed_input(c, op.out, mode)
         with np.errstate(all="ignore"):
-            d = np.matmul(a, np.swapaxes(b, -1, -2)) + c
+            d = summed_products(a, b) + c
             raw = _encode(d, op.out, op.clamp)
         width = FLOAT_WIDTHS.get(op.out)
         if mode is not None and width is not None:
@@ -415,18 +425,24 @@ def mfma(inst: Instruction, found: re.Match) -> MatrixOp:
         sparse=Sparsity(per_lane, 0 if inst.get("cbsz") else inst.get("abid", 0)) if sparse else None)
 
 
-@factory
-def matrix(inst: Instruction):
+def is_matrix(inst: Instruction) -> bool:
+    return inst.name.startswith(("V_WMMA_", "V_SWMMAC_", "V_MFMA_", "V_SMFMAC_"))
+
+
+def matrix_op(inst: Instruction) -> MatrixOp:
+    """What a matrix instruction computes (raises Unsupported for the forms not emulated)."""
     name = inst.name
-    if not name.startswith(("V_WMMA_", "V_SWMMAC_", "V_MFMA_", "V_SMFMAC_")):
-        return None
     if inst.fmt.name != inst.isa.root_of(inst.fmt) and not inst.fmt.name.endswith("_MFMA"):
         raise Unsupported(f"{name} in {inst.fmt.name} form")
     if (found := WMMA_NAME.match(name)) is not None:
         a_kind, _, b_kind = found.group(4).partition("_")
         sparse = found.group(1) == "SWMMAC"
-        op = wmma(inst, found.group(2), int(found.group(3)), a_kind, b_kind or a_kind, sparse=sparse)
-        return matrix_handler(inst, op)
+        return wmma(inst, found.group(2), int(found.group(3)), a_kind, b_kind or a_kind, sparse=sparse)
     if (found := MFMA_NAME.match(name)) is not None and inst.isa.wave_size == 64:
-        return matrix_handler(inst, mfma(inst, found))
+        return mfma(inst, found)
     raise Unsupported(f"{name} is not emulated (scaled, XF32 and F8F6F4 matrix forms)")
+
+
+@factory
+def matrix(inst: Instruction):
+    return matrix_handler(inst, matrix_op(inst)) if is_matrix(inst) else None
