@@ -173,6 +173,21 @@ _DESCRIPTOR = struct.Struct("<III4xq20xIIIHH4x")
 DESCRIPTOR_SIZE = _DESCRIPTOR.size  # 64
 
 
+_FIELD_REGISTERS = tuple(dict.fromkeys(register for register, *_ in DESCRIPTOR_FIELDS))
+
+
+@functools.lru_cache(maxsize=4096)
+def _fields(arch: str, *registers: int) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+    """The fields by register and by name, once per register values: the command processor builds a
+    descriptor per dispatch from the same registers, and reads a dozen fields of it (emu/abi.py)."""
+    by_register: dict[str, dict[str, int]] = {}
+    value_of = dict(zip(_FIELD_REGISTERS, registers))
+    for register, name, lo, width, archs in DESCRIPTOR_FIELDS:
+        if arch in archs:
+            by_register.setdefault(register, {})[name] = (value_of[register] >> lo) & ((1 << width) - 1)
+    return by_register, {name: value for values in by_register.values() for name, value in values.items()}
+
+
 @dataclass(frozen=True)
 class KernelDescriptor:
     arch: str  # decides the meaning of the bits that differ between generations
@@ -194,16 +209,15 @@ class KernelDescriptor:
 
     def fields(self) -> dict[str, dict[str, int]]:
         """Each register's named bit fields, e.g. ``{"compute_pgm_rsrc2": {"USER_SGPR_COUNT": 2, ...}}``."""
-        result: dict[str, dict[str, int]] = {}
-        for register, name, lo, width, archs in DESCRIPTOR_FIELDS:
-            if self.arch in archs:
-                result.setdefault(register, {})[name] = (getattr(self, register) >> lo) & ((1 << width) - 1)
-        return result
+        return {register: dict(values) for register, values in self._registers[0].items()}
 
-    @functools.cached_property
+    @property
+    def _registers(self) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+        return _fields(self.arch, *(getattr(self, register) for register in _FIELD_REGISTERS))
+
+    @property
     def _values(self) -> dict[str, int]:
-        # every field by name, worked out once: a dispatch reads a dozen of them (emu/abi.py)
-        return {name: value for values in self.fields().values() for name, value in values.items()}
+        return self._registers[1]
 
     def __getitem__(self, name: str) -> int:
         """One bit field by name (names are unique across the registers)."""
