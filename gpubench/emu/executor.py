@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpubench.emu.context import Context, ExecutionError
-from gpubench.emu.memory import PageFault
+from gpubench.emu.memory import NOT_EXECUTABLE, PageFault
 from gpubench.emu.ops import Handler, Unsupported
 from gpubench.emu.ops import claimed as ops_claimed
 from gpubench.emu.waves import EXEC_LO, SGPRS, WaveState
@@ -65,6 +65,8 @@ class Program:
         mapping = self.ctx.memory.find(pc)
         if mapping is None:
             raise PageFault(pc, False, "instruction fetch from unmapped memory")
+        if not mapping.executable:
+            raise PageFault(pc, False, NOT_EXECUTABLE)
         start = pc - mapping.base
         return mapping.data[start:start + MAX_INSTRUCTION_BYTES].tobytes()
 

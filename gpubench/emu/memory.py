@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 PAGE = 4096
+NOT_EXECUTABLE = "instruction fetch from memory that is not executable"  # a PageFault's reason
 
 
 @dataclass
@@ -23,6 +24,7 @@ class Mapping:
     data: np.ndarray  # uint8, len == size; shared with the client when it owns the memory
     writable: bool = True
     name: str = ""
+    executable: bool = True  # waves may fetch instructions from it (a GPU page table's EXECUTABLE bit)
 
     @property
     def end(self) -> int:
@@ -56,10 +58,11 @@ class AddressSpace:
     def mappings(self) -> tuple[Mapping, ...]:
         return tuple(self._maps)
 
-    def map(self, base: int, data: np.ndarray | int, writable: bool = True, name: str = "") -> Mapping:
+    def map(self, base: int, data: np.ndarray | int, writable: bool = True, name: str = "",
+            executable: bool = True) -> Mapping:
         """Map ``data`` (a uint8 array, shared, or a size to allocate zeroed) at ``base``."""
         buffer = np.zeros(data, np.uint8) if isinstance(data, int) else data.view(np.uint8).reshape(-1)
-        mapping = Mapping(base, buffer.size, buffer, writable, name)
+        mapping = Mapping(base, buffer.size, buffer, writable, name, executable)
         index = bisect.bisect_left(self._bases, base)
         neighbours = self._maps[max(0, index - 1):index + 1]
         if base < 0 or any(m.base < mapping.end and base < m.end for m in neighbours):

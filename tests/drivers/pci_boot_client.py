@@ -4,15 +4,20 @@ machine then say, as JSON. With `tensor`, tinygrad instead opens the device (AM'
 queues) and computes on it; prints the results and the time from device open to the first result.
 
 With `fault_valid` or `fault_read`, it clears the VALID or READABLE bit of the PTE of a buffer's first page
-(`fault_ring`: VALID of the compute ring's first page)
+(`fault_ring`: VALID of the compute ring's first page; `fault_execute`: EXECUTABLE of the page holding the
+code of the kernel that reads the buffer, which has run once)
 (through AM's own page tables), flushes the TLB as AM does, reads the buffer in a kernel and prints what
 tinygrad raised, what AM's interrupt handler printed and what the IH posted; then it restores the PTE,
 recovers the device (AM's recover) and computes again.
 
+With `peers`, the machine has two GPUs: a tensor goes from AMD:0 to AMD:1 and back (the SDMA of the device
+holding it copies into the other's VRAM, which its page tables reach through the other's BAR), with a kernel
+on AMD:1 between; prints the values, the devices and where each GPU's mapping of the other's buffer lands.
+
 With `reopen`, tinygrad computes, then AM's teardown runs (device_fini) and a second AMDev opens the same
 GPU in the same process; prints which queues the command processor still runs and how the second boot went.
 
-    python pci_boot_client.py TARGET boot|tensor|fault_valid|fault_read|fault_ring|reopen
+    python pci_boot_client.py TARGET boot|tensor|peers|fault_valid|fault_read|fault_ring|fault_execute|reopen
 """
 import json
 import os
@@ -22,6 +27,7 @@ import urllib.request
 
 os.environ["DEV"] = "MOCKPCI+AMD"
 os.environ["GPUBENCH_TARGET"] = sys.argv[1]
+os.environ["GPUBENCH_GPUS"] = "2" if sys.argv[2] == "peers" else "1"
 if sys.argv[2].startswith("fault_"):
     # AM sees the fault when its wait polls the IH ring (PCIIface.sleep), within a second or two. The timeout only
     # bounds a real hang: at 10 s a cold native-handler build on a loaded CI machine outlasted it, AM read an
@@ -51,6 +57,27 @@ if sys.argv[2] == "tensor":
                       "total": Tensor.arange(1 << 16).sum().item()}))
     sys.exit(0)
 
+if sys.argv[2] == "peers":
+    from tinygrad import Device, Tensor
+
+    from gpubench.drivers.kfd import machine
+
+    def owner(gpu_index: int, tensor: Tensor) -> int | None:
+        """Which GPU's VRAM the mapping of ``tensor``'s buffer in GPU ``gpu_index``'s address space is."""
+        gpus = machine.current().pci.gpus
+        mapping = gpus[gpu_index].cp.memory.find(tensor.uop.buffer._buf.va_addr)
+        host = mapping.data.ctypes.data
+        return next((i for i, g in enumerate(gpus) if 0 <= host - g.vram.array.ctypes.data < g.vram.size), None)
+
+    values = Tensor([1.0, 2.0, 3.0, 4.0], device="AMD").realize()
+    there = values.to("AMD:1").realize()
+    computed = (there * 10).realize()
+    back = computed.to("AMD").realize()
+    print(json.dumps({"devices": [Device[d].device for d in ("AMD", "AMD:1")], "count": Device["AMD"].iface.count,
+                      "there": there.tolist(), "back": back.tolist(),
+                      "peer_mapping_of_copy": owner(0, there), "peer_mapping_of_result": owner(1, back)}))
+    sys.exit(0)
+
 if sys.argv[2].startswith("fault_"):
     import contextlib
     import io
@@ -60,6 +87,7 @@ if sys.argv[2].startswith("fault_"):
     from tinygrad.runtime.support.memory import PageTableTraverseContext
 
     from gpubench.drivers.kfd import machine
+    from gpubench.emu import launch
 
     device = Device["AMD"]
     adev = device.iface.dev_impl
@@ -67,7 +95,14 @@ if sys.argv[2].startswith("fault_"):
     address = data.uop.buffer._buf.va_addr
     if sys.argv[2] == "fault_ring":  # the compute queue's ring itself: the CP's fetch faults
         address = device.compute_queue.params[0]
-    cleared = am.AMDGPU_PTE_READABLE if sys.argv[2] == "fault_read" else am.AMDGPU_PTE_VALID
+    if sys.argv[2] == "fault_execute":  # the kernel's code: the waves' instruction fetch faults
+        programs = []
+        launch.hooks.append(lambda dispatch, proceed: programs.append(dispatch.program) or proceed())
+        (data + 1).tolist()
+        launch.hooks.pop()
+        address = programs[-1]
+    cleared = {"fault_valid": am.AMDGPU_PTE_VALID, "fault_read": am.AMDGPU_PTE_READABLE,
+               "fault_ring": am.AMDGPU_PTE_VALID, "fault_execute": am.AMDGPU_PTE_EXECUTABLE}[sys.argv[2]]
     context = PageTableTraverseContext(adev, adev.mm.root_page_table, address)
     _, table, index, _, _ = next(context.next(0x1000))
     original = table.entry(index)

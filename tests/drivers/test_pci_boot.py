@@ -107,32 +107,47 @@ def test_tinygrad_computes_on_the_gpu_am_booted(target):
     assert computed["total"] == (1 << 16) * ((1 << 16) - 1) // 2
 
 
-def test_gpubench_run_passes_a_slice_of_test_ops_on_mockpci(tmp_path):
+@pytest.mark.parametrize("target", ["gfx1100", *(pytest.param(t, marks=pytest.mark.slow) for t in TARGETS[1:])])
+def test_two_gpus_copy_to_each_other_through_their_bars(target):
+    """--gpus 2: AM opens both GPUs; a copy is an SDMA copy by the GPU holding the data into the other's VRAM,
+    which its page tables name by the other's BAR0 bus address (PCIe peer-to-peer, as AM maps a peer's buffer)."""
+    peers = run_client(target, "peers")
+    assert peers["devices"] == ["AMD", "AMD:1"] and peers["count"] == 2
+    assert peers["there"] == [1.0, 2.0, 3.0, 4.0] and peers["back"] == [10.0, 20.0, 30.0, 40.0]
+    assert (peers["peer_mapping_of_copy"], peers["peer_mapping_of_result"]) == (1, 0)
+
+
+def test_gpubench_run_passes_a_slice_of_test_ops_on_mockpci_with_two_gpus(tmp_path):
+    """The multi-device tests run (no skip for a missing second GPU) beside a slice of single-GPU ones."""
     report = tmp_path / "report.json"
-    result = subprocess.run([sys.executable, "-m", "gpubench.cli", "run", "--dev", "MOCKPCI+AMD", "test_ops", "-q",
-                             "-k", "binary_float or matmul or reduce", "--json-report", str(report)],
-                            capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    result = subprocess.run([sys.executable, "-m", "gpubench.cli", "run", "--dev", "MOCKPCI+AMD", "--gpus", "2",
+                             "test_ops", "-q", "-k", "binary_float or matmul or reduce or multi_device",
+                             "--json-report", str(report)], capture_output=True, text=True, timeout=900, cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-3000:]
     summary = json.loads(report.read_text())
-    assert summary["outcomes"]["passed"] >= 20 and summary["outcomes"]["failed"] == 0
+    assert summary["outcomes"]["passed"] >= 24 and summary["outcomes"]["failed"] == 0
+    assert summary["outcomes"]["skipped"] == 0
     assert summary["emulator"]["dispatches"] > 0
 
 
 @pytest.mark.parametrize("target, mode", [("gfx1100", "fault_valid"), ("gfx1201", "fault_read"),
                                           ("gfx942", "fault_read"), ("gfx950", "fault_valid"),
-                                          ("gfx1100", "fault_ring"), ("gfx942", "fault_ring")])
+                                          ("gfx1100", "fault_ring"), ("gfx942", "fault_ring"),
+                                          ("gfx1201", "fault_execute")])
 def test_a_bad_pte_is_a_vm_fault_am_reads_from_the_ih_ring_with_the_address_and_the_process_lives_on(target, mode):
-    """A PTE without VALID (or READABLE) under a buffer a kernel reads, or under the compute queue's ring the
-    CP fetches from: the IH ring gets a UTCL2 fault entry with the page (as gmc_v9..v12 decode it), the fault
-    registers hold the address AM prints; AM recovers the device and the next computation runs."""
+    """A PTE without VALID (or READABLE) under a buffer a kernel reads, under the compute queue's ring the
+    CP fetches from, or without EXECUTABLE under the kernel's code: the IH ring gets a UTCL2 fault entry with
+    the page (as gmc_v9..v12 decode it), the fault registers hold the address AM prints; AM recovers the
+    device and the next computation runs."""
     faulted = run_client(target, mode)
     client = 27 if target in CDNA else 10  # SOC15_IH_CLIENTID_UTCL2 / SOC21_IH_CLIENTID_GFX, source UTCL2_FAULT (0)
     page = faulted["address"] >> 12
     assert [(e[0] & 0xFF, e[0] >> 8 & 0xFF, e[4], e[5]) for e in faulted["posted"]] == \
         [(client, 0, page & 0xFFFFFFFF, page >> 32 & 0xF)]
     assert f"{faulted['address']:#x}" in faulted["printed"] and "GCVM_L2_PROTECTION_FAULT_STATUS" in faulted["printed"]
-    assert ("'mapping_error': 1" in faulted["printed"]) == (mode != "fault_read")
+    assert ("'mapping_error': 1" in faulted["printed"]) == (mode in ("fault_valid", "fault_ring"))
     assert ("'permission_faults': 2" in faulted["printed"]) == (mode == "fault_read")  # a read the PTE forbids
+    assert ("'permission_faults': 8" in faulted["printed"]) == (mode == "fault_execute")  # an instruction fetch
     assert faulted["error"] and faulted["fault_status_after"] == 0  # AM cleared the latched fault
     assert faulted["after"] == [3.0, 6.0]
 

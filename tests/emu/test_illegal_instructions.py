@@ -10,6 +10,7 @@ from asm_dispatch import CODE_BASE, Dispatch
 from gpubench.emu import launch
 from gpubench.emu.context import ExecutionError
 from gpubench.emu.executor import GPUPageFault
+from gpubench.emu.memory import NOT_EXECUTABLE
 from gpubench.isa.asm import assemble
 
 ENGINES = ("native", "reference")
@@ -70,6 +71,19 @@ def test_a_jump_to_unmapped_memory_is_an_instruction_fetch_fault_naming_the_pc_a
     assert str(error.value).startswith("GPU page fault: read at 0xdead0000 (instruction fetch from unmapped memory)")
     assert error.value.fault.context == {"workgroup": 0, "wave": 0, "pc": "0xdead0000",
                                          "instruction": "<no instruction: nothing is mapped at the PC>"}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_jump_into_memory_that_is_not_executable_is_an_instruction_fetch_fault(monkeypatch, engine):
+    """A mapping without execute permission (a GPU PTE without EXECUTABLE, MOCKPCI) holds data, not code: the
+    wave's fetch there faults, whatever the bytes would decode to."""
+    run = Dispatch("gfx1100")
+    run.device.memory.map(0xDEAD_0000, np.frombuffer(assemble(run.isa, "s_endpgm").data, np.uint8).copy(),
+                          executable=False)
+    run.sgpr_pair(4, 0xDEAD_0000)
+    with pytest.raises(GPUPageFault) as error:
+        run_code(monkeypatch, engine, run, assemble(run.isa, "s_setpc_b64 s[4:5]").data)
+    assert error.value.fault.reason == NOT_EXECUTABLE and error.value.fault.address == 0xDEAD_0000
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -32,6 +32,10 @@ What AM touches, in order, and what answers it here:
    /proc/self/pagemap and writes into GPU page tables. -> pagemap.py: each page the client asks
    about gets a frame of the emulated machine's physical address space, remembered so the GPU can
    reach the page through it.
+6. Several GPUs (GPUBENCH_GPUS, `gpubench run --gpus N`): each is a PCI function of its own; AM maps a
+   peer's VRAM buffer into a GPU's page tables as system pages at the peer's BAR0 bus address plus the
+   buffer's VRAM offset, and copies with the SDMA of the GPU holding the data. -> bus.py resolves bus
+   addresses in a GPU's VRAM or doorbell BAR to that memory, so the access reaches the peer's VRAM.
 
 How MMIO reaches the register file: on hardware every load and store to BAR5 is a bus cycle the
 device answers; in a process they would be plain memory accesses that nothing sees. The seam

@@ -1,6 +1,8 @@
 """The emulated machine's PCI side: one PCIGPU per emulated GPU on the process's own PCI domain,
 the files a PCI driver reads and writes (sysfs, /proc/self/pagemap, the vm sysctl AM checks) and
-the machine's physical memory map.
+the machine's physical memory map: system pages (pagemap.py) and every GPU's memory BARs, so that
+a GPU whose page tables name another GPU's VRAM BAR reaches that VRAM (peer-to-peer over PCIe,
+as AM maps a peer's buffer: its VRAM offset plus the peer's BAR0 bus address, a system page).
 
 The domain is derived from the process id: AM takes a lock file per device address in /tmp
 (`am_<address>.lock`), so two processes emulating machines at once (pytest workers) must not
@@ -34,11 +36,12 @@ class PCIBus:
                      for i, target in enumerate(targets)]
 
     def system_address(self, physical: int) -> int | None:
-        """The host address behind a system physical address a GPU page table names."""
+        """The host address behind a system physical address a GPU page table names: a client page or a
+        GPU's memory BAR; None for an address nothing answers."""
         try:
             return self.memory.host_address(physical)
         except KeyError:
-            return None
+            return next((host for gpu in self.gpus if (host := gpu.bar_host_address(physical)) is not None), None)
 
     def client_unmapped(self, address: int, size: int) -> None:
         mmio.unmapped(address, size)

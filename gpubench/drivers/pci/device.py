@@ -86,6 +86,15 @@ class PCIGPU:
         files.update({f"{base}/resource{n}": BarFile(memory, registers) for n, (memory, registers) in memories.items()})
         return files
 
+    def bar_host_address(self, bus_address: int) -> int | None:
+        """Where a bus address in this function's VRAM or doorbell BAR lives in this process (what a peer
+        GPU's access there reaches); None outside them. The register BAR is no memory: a peer cannot map it."""
+        for number, memory in ((0, self.vram), (2, self.doorbells)):
+            start, size = self.bars[number][:2]
+            if start <= bus_address < start + size:
+                return memory.array.ctypes.data + bus_address - start
+        return None
+
     def _driver_files(self) -> dict:
         return {f"{SYSFS}/{self.address}/driver/unbind": Attribute(lambda: "", self._unbind)}
 

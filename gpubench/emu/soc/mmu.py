@@ -17,8 +17,9 @@ there is a page fault, which the IH reports as a VM fault (ih.py).
 Permission bits: a page is written only with WRITEABLE (bit 6), read only with READABLE (bit 5);
 a valid page without READABLE is left unmapped and remembered (`denied`), so a fault there is
 reported as a read-permission fault (a write to such a write-only page faults too, where hardware
-would take it: the address space has no write-only mappings). EXECUTABLE (bit 4) is not checked:
-the emulator's instruction fetch reads through the same mappings as data. Fragments (bits 7-11)
+would take it: the address space has no write-only mappings). Waves fetch instructions only from
+pages with EXECUTABLE (bit 4): a fetch from a page without it is an execute-permission fault (the
+CP's own reads of rings and packets are data reads). Fragments (bits 7-11)
 need nothing: every PTE is read, and runs contiguous on both sides merge into one mapping anyway.
 """
 from __future__ import annotations
@@ -29,12 +30,12 @@ from typing import Callable
 import numpy as np
 
 from gpubench.emu.hostmem import client_array
-from gpubench.emu.memory import AddressSpace
+from gpubench.emu.memory import NOT_EXECUTABLE, AddressSpace
 from gpubench.emu.soc.chips import GC
 
 log = logging.getLogger("gpubench.soc")
 
-VALID, SYSTEM, READABLE, WRITEABLE = 1 << 0, 1 << 1, 1 << 5, 1 << 6
+VALID, SYSTEM, EXECUTABLE, READABLE, WRITEABLE = 1 << 0, 1 << 1, 1 << 4, 1 << 5, 1 << 6
 PDE_PTE_GFX10, PDE_PTE_GFX12, PTE_TF = 1 << 54, 1 << 63, 1 << 56
 PDB0 = 2  # the level (from the root, PDB2 = 0) whose entries map 2 MiB
 # whether a PDE at a level is a page: by the GC generation whose GMC reads the tables
@@ -47,6 +48,7 @@ HUGE_PAGE = {
 ADDRESS_MASK = 0x0000FFFFFFFFF000
 LEVEL_SHIFTS = (39, 30, 21, 12)
 PAGE = 1 << 12
+REFUSED_BY_MAPPING = {"read-only": "write", NOT_EXECUTABLE: "execute"}  # PageFault reason -> the PTE bit it lacked
 
 
 class GPUVM:
@@ -62,8 +64,8 @@ class GPUVM:
     def _pair(self, name: str) -> int:
         return (self._register(f"{name}_HI32") << 32) | self._register(f"{name}_LO32")
 
-    def pages(self) -> list[tuple[int, int, bool, int, bool]]:
-        """(VA, target address, system, bytes, writable) of every valid page, in VA order."""
+    def pages(self) -> list[tuple[int, int, int, bool, bool, bool]]:
+        """(VA, target address, bytes, system, writable, executable) of every valid page, in VA order."""
         root = self._pair("PAGE_TABLE_BASE_ADDR")
         start = self._pair("PAGE_TABLE_START_ADDR") << 12
         self.denied = []
@@ -74,9 +76,9 @@ class GPUVM:
         return found
 
     def permission(self, address: int, write: bool, reason: str) -> str | None:
-        """The PTE permission an access that faulted lacked ("read", "write"), None for no valid entry."""
-        if reason == "read-only":
-            return "write"
+        """The PTE permission an access that faulted lacked ("read", "write", "execute"), None for no valid entry."""
+        if reason in REFUSED_BY_MAPPING:
+            return REFUSED_BY_MAPPING[reason]
         return "read" if any(va <= address < va + size for va, size in self.denied) else None
 
     def _walk(self, table: int, level: int, base: int, found: list) -> None:
@@ -88,29 +90,30 @@ class GPUVM:
             if (level == len(LEVEL_SHIFTS) - 1 or self.is_page(level, entry)) and not entry & READABLE:
                 self.denied.append((va, 1 << shift))
             elif level == len(LEVEL_SHIFTS) - 1 or self.is_page(level, entry):
-                found.append((va, entry & ADDRESS_MASK, bool(entry & SYSTEM), 1 << shift, bool(entry & WRITEABLE)))
+                found.append((va, entry & ADDRESS_MASK, 1 << shift,
+                              *(bool(entry & bit) for bit in (SYSTEM, WRITEABLE, EXECUTABLE))))
             else:
                 self._walk(entry & ADDRESS_MASK, level + 1, va, found)
 
     def invalidate(self) -> None:
-        runs: list[list] = []
-        for va, target, system, size, writable in self.pages():
+        runs: list[list] = []  # [VA, target, bytes, system, writable, executable]
+        for va, target, size, *flags in self.pages():
             last = runs[-1] if runs else None
-            if last and last[0] + last[3] == va and last[1] + last[3] == target and last[2:5:2] == [system, writable]:
-                last[3] += size
+            if last and last[0] + last[2] == va and last[1] + last[2] == target and last[3:] == flags:
+                last[2] += size
             else:
-                runs.append([va, target, system, size, writable])
+                runs.append([va, target, size, *flags])
         with self.lock:
             for base in self.mapped:
                 self.space.unmap(base)
             self.mapped = []
-            for va, target, system, size, writable in runs:
-                self._map(va, target, system, size, writable)
+            for va, target, size, system, *access in runs:
+                self._map(va, target, size, system, *access)
 
-    def _map(self, va: int, target: int, system: bool, size: int, writable: bool) -> None:
+    def _map(self, va: int, target: int, size: int, system: bool, writable: bool, executable: bool) -> None:
         if not system:
             if target + size <= len(self.soc.vram):
-                self._place(va, self.soc.vram[target:target + size], writable, "vram")
+                self._place(va, self.soc.vram[target:target + size], writable, executable, "vram")
             else:
                 log.error("gpuvm: PTE at 0x%x names VRAM 0x%x past the end of VRAM", va, target)
             return
@@ -124,11 +127,11 @@ class GPUVM:
                 run_bytes += PAGE
                 continue
             if run_host is not None:
-                self._place(run_va, client_array(run_host, run_bytes), writable, "system")
+                self._place(run_va, client_array(run_host, run_bytes), writable, executable, "system")
             run_va, run_host, run_bytes = va + offset, host, PAGE if host is not None else 0
         if run_host is not None:
-            self._place(run_va, client_array(run_host, run_bytes), writable, "system")
+            self._place(run_va, client_array(run_host, run_bytes), writable, executable, "system")
 
-    def _place(self, va: int, data: np.ndarray, writable: bool, kind: str) -> None:
-        self.space.map(va, data, writable, name=f"gpuvm {kind}")
+    def _place(self, va: int, data: np.ndarray, writable: bool, executable: bool, kind: str) -> None:
+        self.space.map(va, data, writable, name=f"gpuvm {kind}", executable=executable)
         self.mapped.append(va)
