@@ -15,7 +15,8 @@ import click
 @click.option("--recorded", type=click.Path(exists=True, file_okay=False),
               help="debug a dispatch saved by `gpubench run --record` (DIR/dispatch-N) instead")
 @click.option("--run", "run_target", metavar="SUITE_OR_SCRIPT",
-              help="run a tinygrad test suite or script on MOCKKFD and stop when a dispatch of --kernel starts")
+              help="run a tinygrad test suite or script on the emulated machine (--dev: MOCKKFD or MOCKPCI) "
+                   "and stop when a dispatch of --kernel starts")
 @click.option("--kernel", "kernel_glob", metavar="NAME", help="with --run: the kernel to stop at (a glob)")
 @click.option("--dispatch", "dispatch_index", type=int, help="with --run: stop at dispatch N (from 0)")
 @click.option("--dev", default="MOCKKFD+AMD", show_default=True, help="with --run: the tinygrad device string")

@@ -1,5 +1,6 @@
 """`gpubench debug --run SUITE_OR_SCRIPT --kernel NAME`: run a tinygrad test suite or script on
-MOCKKFD, in this process, and open the debugger when the first dispatch of NAME starts.
+the emulated machine (MOCKKFD or MOCKPCI, --dev), in this process, and open the debugger when the
+first dispatch of NAME starts.
 
 The hook runs on the command-processor thread that executes the dispatch, and so does the
 session: the client waits on its completion signal meanwhile (its wait timeout is lifted), and

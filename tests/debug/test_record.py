@@ -1,6 +1,7 @@
-"""The dispatch tools on tinygrad's own AMD driver over MOCKKFD: `gpubench run --record/--fidelity`,
-`gpubench replay`, `gpubench debug --recorded` and `gpubench debug --run --kernel` (each tinygrad
-run in a subprocess: tinygrad's devices are global to a process)."""
+"""The dispatch tools on tinygrad's own AMD drivers, over MOCKKFD (amdkfd's) and MOCKPCI (AM, with the GPU's
+own page tables): `gpubench run --record/--fidelity`, `gpubench replay`, `gpubench debug --recorded` and
+`gpubench debug --run --kernel` (each tinygrad run in a subprocess: tinygrad's devices are global to a
+process)."""
 import json
 import os
 import re
@@ -21,6 +22,7 @@ from gpubench.emu.memory import AddressSpace
 
 SUITE = Path(__file__).resolve().parent / "data" / "tinygrad_suite.py"
 REPO = Path(__file__).resolve().parents[2]
+DEVICES = ["MOCKKFD+AMD", "MOCKPCI+AMD"]
 
 
 def gpubench(*args: str, cwd: Path) -> str:
@@ -31,11 +33,11 @@ def gpubench(*args: str, cwd: Path) -> str:
     return done.stdout
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory):
-    """The suite run once with --record and --fidelity: (stdout, {kernel name: dispatch directory})."""
+@pytest.fixture(scope="module", params=DEVICES)
+def recorded(request, tmp_path_factory):
+    """The suite run once per device with --record and --fidelity: (stdout, {kernel name: dispatch directory})."""
     where = tmp_path_factory.mktemp("record")
-    out = gpubench("run", "--record", "rec", "--fidelity", str(SUITE), "-q", cwd=where)
+    out = gpubench("run", "--dev", request.param, "--record", "rec", "--fidelity", str(SUITE), "-q", cwd=where)
     dispatches = {json.loads((d / "manifest.json").read_text())["kernel"]: d for d in (where / "rec").iterdir()}
     return out, dispatches
 
@@ -51,9 +53,12 @@ def test_a_recorded_dispatch_replays_to_the_same_outputs(recorded):
     run(launch.ctx)
     assert replay.compare(launch) == []
     written = [m for m in launch.manifest["mappings"] if m["after"]]
-    assert len(written) == 1  # the output buffer: a + b
-    result = launch.ctx.memory.find(written[0]["base"]).data[:16].view(np.float32)
-    assert result.tolist() == [11.0, 22.0, 33.0, 44.0]
+    assert len(written) == 1  # the one holding the output buffer: a + b (on MOCKPCI, in a run of the page tables)
+    memory, user_sgprs = launch.ctx.memory, launch.manifest["user_sgprs"]
+    read = lambda address, size: memory.read(np.array([address], np.uint64), size)[0]
+    output = int(read(user_sgprs[0] | user_sgprs[1] << 32, 8).view(np.uint64)[0])  # kernel argument 0
+    assert memory.find(output).base == written[0]["base"]
+    assert read(output, 16).view(np.float32).tolist() == [11.0, 22.0, 33.0, 44.0]
 
 
 def test_replay_compare_reports_a_difference(recorded, tmp_path):
@@ -84,11 +89,12 @@ def test_debugging_a_recorded_dispatch(recorded, tmp_path):
     assert re.search(r"\[ 0\]\s+(\S+)", out.split("p/f v0")[1]).group(1) == "11", out  # lane 0 stores 1 + 10
 
 
-def test_debug_run_stops_at_a_named_tinygrad_kernel(tmp_path):
+@pytest.mark.parametrize("dev", DEVICES)
+def test_debug_run_stops_at_a_named_tinygrad_kernel(dev, tmp_path):
     commands = tmp_path / "cmds"
     commands.write_text("where\nbreak v_fmac_f32\ncontinue\ninfo waves\n")
-    out = gpubench("debug", "--run", f"{SUITE}::test_matmul", "--kernel", "r_*", "-x", str(commands), "--batch",
-                   cwd=tmp_path)
+    out = gpubench("debug", "--dev", dev, "--run", f"{SUITE}::test_matmul", "--kernel", "r_*", "-x", str(commands),
+                   "--batch", cwd=tmp_path)
     assert "=> 0x" in out and "<r_4_4_4>" in out.split("(gpubench) where")[1].split("(gpubench)")[0], out
     assert "breakpoint 1, wave 0" in out
     assert "1 passed" in out  # the session ended, the dispatch ran on and the test passed
