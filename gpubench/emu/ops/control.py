@@ -3,6 +3,11 @@
 Memory operations complete at once in the emulator, so the wait instructions (s_waitcnt and
 gfx12's s_wait_*) have nothing to wait for, and no wave sleeps (s_sleep, gfx12's s_sleep_var, s_wakeup)
 or runs at a performance level (s_incperflevel); s_barrier parks the wave until its workgroup arrives.
+The emulator has no caches: every store reaches memory at once, so the cache write-backs and
+invalidations do nothing, gfx9's s_dcache_discard(_x2) too (discarding a dirty line leaves memory
+undefined between the old and new data: memory holding the new data is one outcome the hardware
+has), and gfx12's prefetches (S_PREFETCH_*, S_BUFFER_PREFETCH_DATA: the RDNA4 pseudocode only fills
+a cache, and a prefetch never faults) as well.
 """
 from __future__ import annotations
 
@@ -21,7 +26,9 @@ NO_EFFECT = {"S_NOP", "S_WAITCNT", "S_WAITCNT_DEPCTR", "S_WAITCNT_VSCNT", "S_WAI
              "S_WAIT_EXPCNT", "S_WAIT_DSCNT", "S_WAIT_KMCNT", "S_WAIT_ALU", "S_WAIT_EVENT",
              "S_WAIT_LOADCNT_DSCNT", "S_WAIT_STORECNT_DSCNT", "S_DCACHE_INV", "S_GL1_INV", "BUFFER_GL0_INV",
              "BUFFER_GL1_INV", "BUFFER_WBL2", "BUFFER_INV", "GLOBAL_INV", "GLOBAL_WB", "GLOBAL_WBINV",
-             "S_BARRIER_WAIT"}
+             "S_BARRIER_WAIT", "S_DCACHE_WB", "S_DCACHE_WB_VOL", "S_DCACHE_INV_VOL", "S_DCACHE_DISCARD",
+             "S_DCACHE_DISCARD_X2", "S_PREFETCH_INST", "S_PREFETCH_INST_PC_REL", "S_PREFETCH_DATA",
+             "S_PREFETCH_DATA_PC_REL", "S_BUFFER_PREFETCH_DATA"}
 
 
 @factory

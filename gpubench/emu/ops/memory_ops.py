@@ -32,7 +32,7 @@ def signed(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) & 1 else value
 
 
-def _smem_address(ctx: Context, inst: Instruction, waves: np.ndarray) -> np.ndarray:
+def smem_address(ctx: Context, inst: Instruction, waves: np.ndarray) -> np.ndarray:
     base = opnd.read_scalar(ctx, waves, inst["sbase"] * 2, 64)
     if inst.name.startswith("S_BUFFER_"):  # sbase names a buffer descriptor: base address in bits 47:0
         base = opnd.read_scalar(ctx, waves, inst["sbase"] * 2, 64) & np.uint64((1 << 48) - 1)
@@ -57,7 +57,7 @@ def scalar_load(inst: Instruction):
     sub_dword = SUBDWORD.get(inst.name.rsplit("_", 1)[-1])  # gfx12's s_load_u8/i8/u16/i16: (bytes, signed)
 
     def run(ctx: Context, waves: np.ndarray) -> None:
-        address = _smem_address(ctx, inst, waves)
+        address = smem_address(ctx, inst, waves)
         if sub_dword is None:
             data = ctx.memory.read(address, 4 * dwords).view(np.uint32)
         else:  # one byte or half, zero- or sign-extended into the SGPR
