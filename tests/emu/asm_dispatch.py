@@ -16,6 +16,7 @@ import numpy as np
 import gpubench
 from gpubench.emu import executor
 from gpubench.emu.context import Context
+from gpubench.emu.native import engine as native
 from gpubench.emu.waves import EXEC_LO, Waves
 from gpubench.isa.arch import ISA
 from gpubench.isa.asm import assemble
@@ -62,12 +63,16 @@ class Dispatch:
     def context(self) -> Context:
         return Context(self.isa, self.waves, self.device.memory, self.lds, self.scratch)
 
-    def __call__(self, text: str) -> Context:
+    def __call__(self, text: str, engine_name: str = "reference") -> Context:
+        """Run ``text`` on the reference engine, or on the native one (``engine_name="native"``)."""
         code = assemble(self.isa, text + "\ns_endpgm\n").data
         self.device.alloc_at(CODE_BASE, code)
         self.waves.pc[:] = CODE_BASE
         ctx = self.context()
-        executor.run(ctx)
+        if engine_name == "native":
+            native.run(ctx, executor.Watchdog())
+        else:
+            executor.run(ctx)
         return ctx
 
     def step(self, make_handler, text: str) -> Context:

@@ -1,5 +1,7 @@
 """Typed buffer loads and stores (buffer_format.py) against a reference written from the RDNA3 manual's
-data-format prose in plain Python: exact fractions rounded to f32/f16 by hand, not numpy's casts."""
+data-format prose in plain Python: exact fractions rounded to f32/f16 by hand, not numpy's casts. On
+gfx11, gfx12 (the unified format in another V# field) and gfx9 (data and number formats), both engines."""
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -7,18 +9,52 @@ import pytest
 from asm_dispatch import Dispatch
 
 from gpubench.emu.context import ExecutionError
-from gpubench.isa.syntax.buffer import UNIFIED_FORMATS
+from gpubench.isa.syntax.buffer import DATA_FORMATS, NUMBER_FORMATS, UNIFIED_FORMATS
 
 XYZW = 0xFAC  # DST_SEL_X..W = X, Y, Z, W
 RAW = 3
 LANES = 32
+TARGETS = ("gfx1100", "gfx1201", "gfx942", "gfx950")
+ENGINES = ("reference", "native")
+
+
+def gfx9_pair(number: int) -> tuple[int, int]:
+    """(dfmt, nfmt) of a unified format, from its name: gfx9 names the same formats in two parts."""
+    data, kind = UNIFIED_FORMATS[number].rsplit("_", 1)
+    return DATA_FORMATS.index(data), NUMBER_FORMATS.index(kind)
+
+
+def dispatch(target: str) -> Dispatch:
+    """A wave of the target's size with LANES lanes on (gfx9's other 32 stay off)."""
+    wave = 64 if target.startswith("gfx9") else 32
+    run = Dispatch(target, wave)
+    run.set_exec(np.arange(wave) < LANES)
+    return run
 
 
 def descriptor(run: Dispatch, base: int, records: int, fmt: int, dst_sel: int = XYZW, stride: int = 0) -> None:
+    """A V# of unified format ``fmt``: gfx11 FORMAT in word 3 bits 18:12, gfx12 17:12, gfx9 NUM_FORMAT
+    14:12 and DATA_FORMAT 18:15."""
     run.sgpr[:, 8] = base & 0xFFFFFFFF
     run.sgpr[:, 9] = (base >> 32) | (stride << 16)
     run.sgpr[:, 10] = records
-    run.sgpr[:, 11] = (RAW << 28) | (fmt << 12) | dst_sel
+    if run.isa.arch == "cdna":
+        dfmt, nfmt = gfx9_pair(fmt)
+        run.sgpr[:, 11] = (dfmt << 15) | (nfmt << 12) | dst_sel
+    else:
+        run.sgpr[:, 11] = (RAW << 28) | (fmt << 12) | dst_sel
+
+
+def asm(run: Dispatch, text: str) -> str:
+    """gfx11 syntax in, the target's out: gfx12 names no SGPR offset `null`; gfx9 puts D16 after FORMAT
+    and codes format:N as dfmt | nfmt << 4."""
+    if run.isa.arch == "rdna4":
+        return text.replace("s[8:11], 0 ", "s[8:11], null ")
+    if run.isa.arch == "cdna":
+        text = text.replace("_d16_hi_format_", "_format_d16_hi_").replace("_d16_format_", "_format_d16_")
+        return re.sub(r"format:(\d+)", lambda m: "format:%d" % (lambda d, n: d | n << 4)(*gfx9_pair(int(m[1]))),
+                      text)
+    return text
 
 
 # ---- the reference ----------------------------------------------------------------------------------
@@ -141,20 +177,21 @@ def element_bytes(rng: np.random.Generator, name: str, count: int) -> np.ndarray
     return raw
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("number,name", FORMATS, ids=[n for _, n in FORMATS])
-def test_format_loads_every_format(number, name):
+def test_format_loads_every_format(number, name, target):
     rng = np.random.default_rng(number)
     elements = element_bytes(rng, name, LANES)
     size = elements.shape[1]
-    run = Dispatch("gfx1100", LANES)
+    run = dispatch(target)
     memory = run.buffer(np.ascontiguousarray(elements).reshape(-1))
     descriptor(run, memory.address, records=size * LANES, fmt=number)
     run.vgpr[:, 1, :] = run.lane_ids() * size
-    run(f"""
+    run(asm(run, f"""
         buffer_load_format_xyzw v[2:5], v1, s[8:11], 0 offen
         buffer_load_d16_format_xyzw v[6:7], v1, s[8:11], 0 offen
         tbuffer_load_format_xy v[8:9], v1, s[8:11], 0 format:{number} offen
-    """)
+    """), ENGINES[number % 2])
     for lane in range(LANES):
         element = bytes(elements[lane])
         full, half = ref_element(element, name, False), ref_element(element, name, True)
@@ -164,27 +201,31 @@ def test_format_loads_every_format(number, name):
         assert packed == half, (lane, element.hex())
 
 
-def test_dst_sel_component_counts_and_d16_halves():
+@pytest.mark.parametrize("engine_name", ENGINES)
+@pytest.mark.parametrize("target", TARGETS)
+def test_dst_sel_component_counts_and_d16_halves(target, engine_name):
     rng = np.random.default_rng(7)
     elements = rng.integers(0, 256, (LANES, 4), dtype=np.uint8)
-    run = Dispatch("gfx1100", LANES)
+    run = dispatch(target)
     memory = run.buffer(elements.reshape(-1))
     sel = 7 | 6 << 3 | 1 << 6 | 0 << 9  # W, Z, one, zero
     descriptor(run, memory.address, records=4 * LANES, fmt=UNIFIED_FORMATS.index("8_8_8_8_UINT"), dst_sel=sel)
     run.vgpr[:, 1, :] = run.lane_ids() * 4
     run.vgpr[:, 2:10, :] = 0xDEADBEEF
-    run("""
+    run(asm(run, """
         buffer_load_format_xyz v[2:4], v1, s[8:11], 0 offen
-        buffer_load_d16_format_xyz v[5:6], v1, s[8:11], 0 offen
-        buffer_load_d16_hi_format_x v7, v1, s[8:11], 0 offen
-        buffer_load_d16_format_x v8, v1, s[8:11], 0 offen
-    """)
+        buffer_load_d16_format_xyz v[6:7], v1, s[8:11], 0 offen
+        buffer_load_d16_hi_format_x v8, v1, s[8:11], 0 offen
+        buffer_load_d16_format_x v9, v1, s[8:11], 0 offen
+    """), engine_name)
     w, z = elements[:, 3].astype(np.uint32), elements[:, 2].astype(np.uint32)
-    np.testing.assert_array_equal(run.vgpr[0, 2:5], [w, z, np.ones(LANES)])
-    np.testing.assert_array_equal(run.vgpr[0, 5], w | z << 16)
-    np.testing.assert_array_equal(run.vgpr[0, 6], 0xDEAD0001)  # the odd last half keeps the other one
-    np.testing.assert_array_equal(run.vgpr[0, 7], 0xBEEF | w << 16)
-    np.testing.assert_array_equal(run.vgpr[0, 8], 0xDEAD0000 | w)
+    np.testing.assert_array_equal(run.vgpr[0, 2:5, :LANES], [w, z, np.ones(LANES)])
+    np.testing.assert_array_equal(run.vgpr[0, 5, :LANES], 0xDEADBEEF)
+    np.testing.assert_array_equal(run.vgpr[0, 6, :LANES], w | z << 16)
+    np.testing.assert_array_equal(run.vgpr[0, 7, :LANES], 0xDEAD0001)  # the odd last half keeps the other one
+    np.testing.assert_array_equal(run.vgpr[0, 8, :LANES], 0xBEEF | w << 16)
+    np.testing.assert_array_equal(run.vgpr[0, 9, :LANES], 0xDEAD0000 | w)
+    np.testing.assert_array_equal(run.vgpr[0, 2:10, LANES:], 0xDEADBEEF)  # lanes EXEC leaves off
 
 
 STORABLE = [(n, name) for n, name in FORMATS if "SCALED" not in name and not (
@@ -206,24 +247,25 @@ def register_values(rng: np.random.Generator, kind: str, d16: bool) -> np.ndarra
         return values.astype(dtype).view(view).astype(np.uint32)
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("number,name", STORABLE, ids=[n for _, n in STORABLE])
-def test_format_stores(number, name):
+def test_format_stores(number, name, target):
     widths, kind = parse(name)
     size = sum(widths) // 8
     rng = np.random.default_rng(100 + number)
-    run = Dispatch("gfx1100", LANES)
+    run = dispatch(target)
     memory = run.buffer(np.zeros(3 * size * LANES, np.uint8))
     descriptor(run, memory.address, records=3 * size * LANES, fmt=number)
     full, half = register_values(rng, kind, False), register_values(rng, kind, True)
-    run.vgpr[0, 2:6, :] = full.T
-    run.vgpr[0, 6, :] = half[:, 0] | half[:, 1] << 16
-    run.vgpr[0, 7, :] = half[:, 2] | half[:, 3] << 16
+    run.vgpr[0, 2:6, :LANES] = full.T
+    run.vgpr[0, 6, :LANES] = half[:, 0] | half[:, 1] << 16
+    run.vgpr[0, 7, :LANES] = half[:, 2] | half[:, 3] << 16
     run.vgpr[0, 1, :] = run.lane_ids() * size
-    run(f"""
+    run(asm(run, f"""
         buffer_store_format_xyzw v[2:5], v1, s[8:11], 0 offen
         buffer_store_d16_format_xyzw v[6:7], v1, s[8:11], 0 offen offset:{size * LANES}
         tbuffer_store_format_xyzw v[2:5], v1, s[8:11], 0 format:{number} offen offset:{2 * size * LANES}
-    """)
+    """), ENGINES[number % 2])
     data = memory.data.reshape(3, LANES, size)
     for lane in range(LANES):
         for block, registers, d16 in ((0, full, False), (1, half, True), (2, full, False)):
@@ -262,3 +304,13 @@ def test_unemulated_formats_are_reported(text, fmt, message):
     descriptor(run, 0x1000, records=0, fmt=UNIFIED_FORMATS.index(fmt) if fmt else 1)
     with pytest.raises(ExecutionError, match=message):
         run(text)
+
+
+@pytest.mark.parametrize("word3,message", [(4 << 15 | 0 << 12, "BUF_DATA_FORMAT_32 with BUF_NUM_FORMAT_UNORM"),
+                                           (15 << 15 | 4 << 12, "RESERVED_15")])
+def test_gfx9_pairs_without_a_format_are_reported(word3, message):
+    run = dispatch("gfx942")
+    descriptor(run, 0x1000, records=0, fmt=1)
+    run.sgpr[:, 11] = word3
+    with pytest.raises(ExecutionError, match=message):
+        run("buffer_load_format_x v2, v1, s[8:11], 0 offen")

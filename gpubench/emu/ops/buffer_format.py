@@ -1,8 +1,16 @@
 """Typed buffer loads and stores (manual: the RDNA3 ISA manual's "Buffer Instructions" and data-format
 prose; its pseudocode only says ConvertFromFormat/ConvertToFormat): MUBUF BUFFER_{LOAD,STORE}[_D16[_HI]]
-_FORMAT_* take the format from the V# (FORMAT, dword 3 bits 18:12), MTBUF TBUFFER_* from the instruction.
-Addressing and the range check are buffer.py's (`BufferAccess`); gfx11's unified format numbers and
-names are the ISA layer's (gpubench.isa.syntax.buffer.UNIFIED_FORMATS).
+_FORMAT_* (gfx12: VBUFFER BUFFER_*_FORMAT_*) take the format from the V#, TBUFFER_* from the instruction.
+Addressing and the range check are buffer.py's (`BufferAccess`); the format numbers and names are the
+ISA layer's (gpubench.isa.syntax.buffer):
+- gfx11 and gfx12 number formats by the unified table (UNIFIED_FORMATS): the V#'s FORMAT is dword 3
+  bits 18:12 on gfx11, 17:12 on gfx12 (Mesa's ac_build_buffer_descriptor writes FORMAT_GFX10 /
+  FORMAT_GFX12 there), and the instruction's format field holds the same numbers.
+- gfx9 (gfx942, gfx950) names a data format (DATA_FORMATS: the component widths) and a number format
+  (NUMBER_FORMATS): the V#'s NUM_FORMAT in dword 3 bits 14:12 and DATA_FORMAT in 18:15 (SI's
+  SQ_BUF_RSRC_WORD3 layout, which gfx9 keeps), the instruction's dfmt/nfmt fields. A pair is the
+  format of the same name in the unified table (gfx10 numbered the pairs that exist); a pair without
+  one (BUF_DATA_FORMAT_32 with UNORM, the reserved codes) is reported as not a format.
 
 A format names its components' widths from the top bit down (10_11_11: X is bits 10:0, Z bits 31:22;
 Mesa maps R11G11B10 to it), and a number type: UNORM u / (2^n - 1), SNORM max(s / (2^(n-1) - 1), -1),
@@ -32,7 +40,7 @@ from gpubench.emu.ops.buffer import BUFFER_FORMATS, BufferAccess, Resource
 from gpubench.emu.ops.lane_data import read_dwords, write_dwords
 from gpubench.emu.ops.memory_ops import check_data_registers
 from gpubench.isa.decoder import Instruction
-from gpubench.isa.syntax.buffer import UNIFIED_FORMATS
+from gpubench.isa.syntax.buffer import DATA_FORMATS, NUMBER_FORMATS, UNIFIED_FORMATS
 
 COMPONENTS = {"X": 1, "XY": 2, "XYZ": 3, "XYZW": 4}
 ONE_F32, ONE_F16 = 0x3F800000, 0x3C00
@@ -45,7 +53,14 @@ class BufferFormat:
     kind: str  # UNORM SNORM USCALED SSCALED UINT SINT FLOAT
 
     @classmethod
-    def of(cls, number: int, name: str) -> BufferFormat:
+    def of(cls, arch: str, number: int, name: str) -> BufferFormat:
+        """The format a format code names (FORMAT_CODES: unified, or gfx9's dfmt | nfmt << 4)."""
+        if arch == "cdna":
+            pair = f"{DATA_FORMATS[number & 0xF]}_{NUMBER_FORMATS[number >> 4]}"
+            if pair not in UNIFIED_FORMATS:
+                raise Unsupported(f"{name}: BUF_DATA_FORMAT_{DATA_FORMATS[number & 0xF]} with "
+                                  f"BUF_NUM_FORMAT_{NUMBER_FORMATS[number >> 4]} is not a buffer format")
+            number = UNIFIED_FORMATS.index(pair)
         if not 0 < number < len(UNIFIED_FORMATS):
             raise Unsupported(f"{name}: buffer format {number} ({'INVALID' if number == 0 else 'unnamed'})")
         *widths, kind = UNIFIED_FORMATS[number].split("_")
@@ -189,15 +204,13 @@ def typed_buffer(inst: Instruction):
     tokens = inst.name.split("_")
     if root not in BUFFER_FORMATS or (root != "MTBUF" and "FORMAT" not in tokens) or "LDS" in tokens:
         return None
-    if inst.isa.arch != "rdna3":
-        raise Unsupported(f"{inst.name}: typed buffer accesses are emulated on gfx11 only")
-    if inst.get("tfe"):
-        raise Unsupported(f"{inst.name}: TFE is not emulated")
+    if inst.get("tfe") or inst.get("lds"):
+        raise Unsupported(f"{inst.name}: TFE and gfx9's loads to LDS (the lds bit) are not emulated")
     check_data_registers(inst)
     count = COMPONENTS[tokens[-1]]
     half = ("hi" if "HI" in tokens else "lo") if "D16" in tokens else None
     access = _load if tokens[1] == "LOAD" else _store
-    fixed = inst["format"] if root == "MTBUF" else None  # resolved when run: an invalid one fails then
+    fixed = INSTRUCTION_FORMAT[inst.isa.arch](inst) if tokens[0] == "TBUFFER" else None  # checked when run
 
     @np.errstate(over="ignore")  # f32 -> f16 overflows to infinity, as it should
     def run(ctx: Context, waves: np.ndarray) -> None:
@@ -210,9 +223,21 @@ def typed_buffer(inst: Instruction):
     return run
 
 
+# Format codes (BufferFormat.of) from the instruction and from the V#'s dword 3, per family.
+INSTRUCTION_FORMAT = {"rdna3": lambda inst: inst["format"], "rdna4": lambda inst: inst["format"],
+                      "cdna": lambda inst: inst["dfmt"] | inst["nfmt"] << 4}
+DESCRIPTOR_FORMAT = {
+    "rdna3": lambda word3: (word3 >> np.uint64(12)) & np.uint64(0x7F),
+    "rdna4": lambda word3: (word3 >> np.uint64(12)) & np.uint64(0x3F),
+    "cdna": lambda word3: ((word3 >> np.uint64(15)) & np.uint64(0xF)) | (((word3 >> np.uint64(12)) & np.uint64(7))
+                                                                         << np.uint64(4)),
+}
+
+
 def by_format(ctx: Context, inst: Instruction, waves: np.ndarray, fixed: int | None):
-    """The waves grouped by format: all with format number ``fixed`` (MTBUF's), else by each wave's V#'s."""
+    """The waves grouped by format: all with format code ``fixed`` (TBUFFER's), else by each wave's V#'s."""
+    arch = inst.isa.arch
     if fixed is not None:
-        return [(BufferFormat.of(fixed, inst.name), waves)]
-    numbers = (Resource(ctx, inst, waves).word3 >> np.uint64(12)) & np.uint64(0x7F)
-    return [(BufferFormat.of(int(number), inst.name), waves[numbers == number]) for number in np.unique(numbers)]
+        return [(BufferFormat.of(arch, fixed, inst.name), waves)]
+    numbers = DESCRIPTOR_FORMAT[arch](Resource(ctx, inst, waves).word3)
+    return [(BufferFormat.of(arch, int(number), inst.name), waves[numbers == number]) for number in np.unique(numbers)]
