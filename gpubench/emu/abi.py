@@ -98,8 +98,7 @@ def dispatch_packet(grid: tuple[int, int, int], block: tuple[int, int, int], des
 
 def initial_mode(desc: KernelDescriptor) -> int:
     """MODE at the start of a dispatch; fields a target's descriptor lacks (gfx12: DX10, IEEE) stay 0."""
-    rsrc1 = desc.fields()["compute_pgm_rsrc1"]
-    return sum(rsrc1.get(name, 0) << bit for name, bit in MODE_FROM_DESCRIPTOR)
+    return sum(desc.get(name, 0) << bit for name, bit in MODE_FROM_DESCRIPTOR)
 
 
 def initialize(waves: Waves, desc: KernelDescriptor, user_sgprs: Sequence[int], group_ids: np.ndarray,
@@ -122,15 +121,16 @@ def initialize(waves: Waves, desc: KernelDescriptor, user_sgprs: Sequence[int], 
         waves.sgpr[:, TTMP9] = ids[:, 0]
         waves.sgpr[:, TTMP7] = ids[:, 1] | (ids[:, 2] << 16)
     threads = block[0] * block[1] * block[2]
-    # v0 and EXEC depend only on the wave's index in its workgroup: work them out once per index
-    # ([wave ids, lanes], a few rows) and copy them to every wave, not per lane of every wave.
-    wave_ids, which = np.unique(waves.wave_id, return_inverse=True)
-    flat = wave_ids[:, None] * size + np.arange(size)[None, :]  # [wave ids, lanes]
+    # v0 and EXEC depend only on the wave's index in its workgroup (0, 1, ... as launch.py numbers
+    # them): work them out once per index ([wave ids, lanes], a few rows) and copy them to every wave.
+    which = waves.wave_id
+    flat = np.arange(int(which.max(initial=0)) + 1)[:, None] * size + np.arange(size)[None, :]  # [wave ids, lanes]
     x, y, z = flat % block[0], (flat // block[0]) % block[1], flat // (block[0] * block[1])
     enabled = desc["ENABLE_VGPR_WORKITEM_ID"]
     packed = x | ((y << 10) if enabled >= 1 else 0) | ((z << 20) if enabled >= 2 else 0)
-    waves.vgpr[:, 0, :] = packed.astype(np.uint32)[which.reshape(-1)]
-    waves.write_mask(EXEC_LO, np.arange(waves.count), (flat < threads)[which.reshape(-1)])
+    waves.vgpr[:, 0, :] = packed.astype(np.uint32)[which]
+    exec_rows = np.packbits(flat < threads, axis=1, bitorder="little").view(np.uint32)  # [wave ids, 1 or 2]
+    waves.sgpr[:, EXEC_LO:EXEC_LO + size // 32] = exec_rows[which]
     waves.mode[:] = initial_mode(desc)
     if desc.arch == "cdna":  # gfx90a+: the AGPRs start at (ACCUM_OFFSET + 1) * 4 of the unified VGPR file
         waves.accum_offset = accum_offset(desc)

@@ -20,6 +20,7 @@ or drive ``dispatch.ctx`` itself and return `stats(dispatch.ctx)`. With no hook 
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import time
@@ -59,10 +60,36 @@ def prepare_context(memory: AddressSpace, target: str, desc: KernelDescriptor, p
     """The dispatch's waves (initial state by the HSA ABI), LDS and scratch, ready to run. The
     watchdog's clock starts here: setting up a huge dispatch is part of its time."""
     started = time.perf_counter()
-    isa = ISA.get(target, desc.wave_size)
     groups = grid[0] * grid[1] * grid[2]
-    threads = block[0] * block[1] * block[2]
-    per_group = -(-threads // desc.wave_size)
+    per_group = -(-(block[0] * block[1] * block[2]) // desc.wave_size)
+    if groups * per_group <= REUSED_WAVES and len(user_sgprs) <= desc["USER_SGPR_COUNT"]:
+        # the user SGPRs are the only part of the initial state that is not the same per dispatch
+        waves = _initial_waves(desc, grid, block, program).copy()
+        waves.sgpr[:, :len(user_sgprs)] = np.array(user_sgprs, np.uint32)
+    else:
+        waves = _waves(desc, grid, block, program, user_sgprs, watchdog, started)
+    lds = np.zeros((groups, max(1, desc.group_segment_fixed_size)), np.uint8)
+    scratch = np.zeros((waves.count, desc.wave_size, desc.private_segment_fixed_size), np.uint8)
+    return Context(ISA.get(target, desc.wave_size), waves, memory, lds, scratch, started=started)
+
+
+REUSED_WAVES = 64  # dispatches of up to this many waves start from a kept copy of their initial state
+
+
+@functools.lru_cache(maxsize=512)
+def _initial_waves(desc: KernelDescriptor, grid: tuple[int, int, int], block: tuple[int, int, int],
+                   program: int) -> Waves:
+    """The initial state of a small dispatch but its user SGPRs (zero here): test suites launch the
+    same kernel at the same size again and again, and setting waves up is dozens of small numpy
+    operations. Never handed out: `prepare_context` runs a copy."""
+    user = [0] * desc["USER_SGPR_COUNT"]
+    return _waves(desc, grid, block, program, user, executor.Watchdog(), time.perf_counter())
+
+
+def _waves(desc: KernelDescriptor, grid: tuple[int, int, int], block: tuple[int, int, int], program: int,
+           user_sgprs: Sequence[int], watchdog: executor.Watchdog, started: float) -> Waves:
+    groups = grid[0] * grid[1] * grid[2]
+    per_group = -(-(block[0] * block[1] * block[2]) // desc.wave_size)
     vgprs = abi.vgpr_count(desc, desc.wave_size)
     check_state_fits(groups, groups * per_group, desc, vgprs)
     waves = Waves.create(groups * per_group, desc.wave_size, vgprs)
@@ -72,9 +99,7 @@ def prepare_context(memory: AddressSpace, target: str, desc: KernelDescriptor, p
     waves.pc[:] = program
     group_ids = np.stack(np.unravel_index(np.arange(groups), grid[::-1])[::-1], axis=1).astype(np.uint32)
     abi.initialize(waves, desc, user_sgprs, group_ids, block)
-    lds = np.zeros((groups, max(1, desc.group_segment_fixed_size)), np.uint8)
-    scratch = np.zeros((waves.count, desc.wave_size, desc.private_segment_fixed_size), np.uint8)
-    return Context(isa, waves, memory, lds, scratch, started=started)
+    return waves
 
 
 def fault_in(waves: Waves, watchdog: executor.Watchdog, started: float) -> None:

@@ -74,6 +74,11 @@ class Waves:
                    np.zeros(count, np.int64), np.zeros(count, np.int64), np.zeros(count, np.int64),
                    np.full(count, DEFAULT_MODE, np.uint32), accum_offset)
 
+    def copy(self) -> "Waves":
+        arrays = (self.sgpr, self.vgpr, self.pc, self.scc, self.state, self.workgroup, self.wave_id, self.executed,
+                  self.mode)
+        return Waves(self.wave_size, *(a.copy() for a in arrays), self.accum_offset)
+
     @property
     def count(self) -> int:
         return self.sgpr.shape[0]

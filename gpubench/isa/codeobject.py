@@ -211,11 +211,11 @@ class KernelDescriptor:
         """Each register's named bit fields, e.g. ``{"compute_pgm_rsrc2": {"USER_SGPR_COUNT": 2, ...}}``."""
         return {register: dict(values) for register, values in self._registers[0].items()}
 
-    @property
+    @functools.cached_property
     def _registers(self) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
         return _fields(self.arch, *(getattr(self, register) for register in _FIELD_REGISTERS))
 
-    @property
+    @functools.cached_property
     def _values(self) -> dict[str, int]:
         return self._registers[1]
 
@@ -226,10 +226,14 @@ class KernelDescriptor:
         except KeyError:
             raise KeyError(f"no kernel descriptor field '{name}' on {self.arch}") from None
 
+    def get(self, name: str, default: int) -> int:
+        """A bit field by name, or ``default`` where this target's descriptor has no such field."""
+        return self._values.get(name, default)
+
     @property
     def wave_size(self) -> int:
         # GFX9 has no wave32: its descriptor has no ENABLE_WAVEFRONT_SIZE32 bit.
-        return 32 if self._values.get("ENABLE_WAVEFRONT_SIZE32") else 64
+        return 32 if self.get("ENABLE_WAVEFRONT_SIZE32", 0) else 64
 
 
 # ---------------------------------------------------------------------------------------------
@@ -307,6 +311,10 @@ class Kernel:
     @property
     def size(self) -> int:
         return len(self.code)
+
+    def get(self, name: str, default: int) -> int:
+        """A bit field by name, or ``default`` where this target's descriptor has no such field."""
+        return self._values.get(name, default)
 
     @property
     def wave_size(self) -> int:

@@ -34,3 +34,16 @@ def test_bad_pointer_is_a_page_fault_naming_the_access():
     message = str(e.value)
     assert "0xdead0000" in message and "read" in message and "global_load" in message
     assert e.value.fault.lane == 0
+
+
+def test_repeated_small_launches_each_start_from_their_own_arguments():
+    """Small dispatches start from a kept copy of their initial state: a launch must see its own
+    kernel arguments and none of what an earlier launch of the same kernel at the same size left."""
+    rng = np.random.default_rng(2)
+    dev = gpubench.Device("gfx1100")
+    saxpy = dev.load(CODE / "saxpy-gfx1100.hsaco")["saxpy"]
+    for a in (2.5, -1.0, 0.5):
+        x, y = rng.standard_normal(256).astype(np.float32), rng.standard_normal(256).astype(np.float32)
+        bx, by = dev.to_device(x), dev.to_device(y)
+        saxpy(grid=(4,), block=(64,), args=(a, bx, by, 256))
+        np.testing.assert_array_equal(dev.to_host(by, np.float32), (a * x.astype(np.float64) + y).astype(np.float32))

@@ -56,6 +56,7 @@ MAX_BINDINGS = 1 << 17
 _programs: dict[tuple, NativeProgram] = {}
 _bindings: dict[tuple, alu.Bound | None] = {}  # by (target, wave size, VGPRs, instruction bytes)
 _loops: dict[tuple[int, bool], object] = {}
+RUNNING, BARRIER, DONE, END = int(WaveState.RUNNING), int(WaveState.BARRIER), int(WaveState.DONE), int(Status.END)
 
 
 def usable(ctx: Context) -> bool:
@@ -73,6 +74,17 @@ class NativeProgram:
         self.names: list[tuple[str, ...]] = []  # per record: the instruction names (VOPD: both halves)
         self.keys: list[str] = []  # per record: its handler's code key (saved.py)
         self.bound = 0  # instructions bound natively (the rest run on the reference engine)
+        self._reached_names: dict[bytes, frozenset[str]] = {}  # by the records a dispatch reached
+
+    def reached_names(self, reached: np.ndarray) -> frozenset[str]:
+        """The names of the instructions of the records ``reached`` marks (dispatches of one program
+        mostly reach the same ones: worked out once per set)."""
+        key = reached.tobytes()
+        names = self._reached_names.get(key)
+        if names is None:
+            names = self._reached_names[key] = frozenset(
+                name for index in np.flatnonzero(reached).tolist() for name in self.names[index])
+        return names
 
     @classmethod
     def for_dispatch(cls, ctx: Context, entry: int) -> NativeProgram | None:
@@ -204,9 +216,9 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
     stats = ctx.stats
     left = stats.setdefault("by_reference", {})
     while True:
-        running = np.flatnonzero(w.state == WaveState.RUNNING)
+        running = np.flatnonzero(w.state == RUNNING)
         if not running.size:
-            if not (w.state == WaveState.BARRIER).any():
+            if not (w.state == BARRIER).any():
                 break
             runner.release_barriers()
             continue
@@ -227,9 +239,9 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
         if stats["wave_instructions"] > watchdog.max_wave_instructions or \
                 time.perf_counter() - runner.start > watchdog.max_seconds:
             raise executor.WatchdogTimeout(executor.hang_report(ctx, runner.program, watchdog))
-        ended = statuses == Status.END
+        ended = statuses == END
         if ended.all():  # the common case: every wave ran to s_endpgm
-            w.state[running] = WaveState.DONE
+            w.state[running] = DONE
             continue
         w.state[running[ended]] = WaveState.DONE
         w.state[running[statuses == Status.BARRIER]] = WaveState.BARRIER
@@ -247,6 +259,4 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
             group = by_reference[at == pc]
             name = runner.execute(pc, group).name
             left[name] = left.get(name, 0) + len(group)
-    names = stats.setdefault("executed", set())
-    for index in np.flatnonzero(reached).tolist():
-        names.update(program.names[index])
+    stats.setdefault("executed", set()).update(program.reached_names(reached))
