@@ -7,12 +7,14 @@ import pytest
 from asm_dispatch import CODE_BASE, Dispatch
 
 from gpubench.emu import executor
+from gpubench.emu.executor import GPUPageFault
 from gpubench.isa.asm import assemble
 from gpubench.isa.encoder import encode
 
 M0, NULL, ZERO = 125, 124, 128  # SGPR numbers: m0, null (saddr off), the inline constant 0 (soffset)
 TYPES = {"B32": (4, False), "U8": (1, False), "I8": (1, True), "U16": (2, False), "I16": (2, True)}
 LDS_BYTES = 1024
+ENGINES = ("reference", "native")
 
 
 def encoded(run: Dispatch, fmt_name: str, name: str, **fields) -> bytes:
@@ -151,3 +153,77 @@ def test_flat_encoded_addtid_load_and_store():
             encoded(run, "FLAT", "GLOBAL_STORE_ADDTID_B32", data=3, saddr=6, offset=128))
     np.testing.assert_array_equal(run.vgpr[0, 2], np.arange(102, 134))
     np.testing.assert_array_equal(memory.data.view(np.uint32)[32:], np.arange(7000, 7032))
+
+
+# ---- gfx942 / gfx950: M0 whole, DWORDX3/X4 (gfx950) a lane's 12 or 16 bytes after the previous lane's ----
+
+CDNA_KINDS = {"ubyte": (1, False), "sbyte": (1, True), "ushort": (2, False), "sshort": (2, True), "dword": (4, False)}
+GFX950_KINDS = {"dwordx3": (12, False), "dwordx4": (16, False)}
+CDNA_CASES = [(t, e, k) for t in ("gfx942", "gfx950") for e in ENGINES for k in CDNA_KINDS] + \
+             [("gfx950", e, k) for e in ENGINES for k in GFX950_KINDS]
+
+
+def cdna_lds(lds: np.ndarray, m0: int, offset: int, active, chunks: list[bytes]) -> np.ndarray:
+    """The reference: each active lane's bytes at m0 + offset + lane * len(bytes), in lane order."""
+    out = lds.copy()
+    for lane, chunk in enumerate(chunks):
+        address = m0 + offset + len(chunk) * lane
+        if active[lane]:
+            for i, byte in enumerate(chunk):
+                if 0 <= address + i < out.size:
+                    out[address + i] = byte
+    return out
+
+
+def lane_bytes(raw: bytes, size: int, is_signed: bool) -> bytes:
+    """What LDS receives: a sub-dword widened to a dword as a VGPR load would, else the bytes loaded."""
+    if size >= 4:
+        return raw[:size]
+    return (int.from_bytes(raw[:size], "little", signed=is_signed) & 0xFFFFFFFF).to_bytes(4, "little")
+
+
+@pytest.mark.parametrize("target,engine_name,kind", CDNA_CASES)
+def test_gfx9_global_and_scratch_loads_to_lds(target, engine_name, kind):
+    size, is_signed = {**CDNA_KINDS, **GFX950_KINDS}[kind]
+    rng = np.random.default_rng(size * 7 + is_signed)
+    run = Dispatch(target, 64, lds_bytes=4096, private_bytes=64)
+    source = rng.integers(0, 256, 16 * 64 + 64, dtype=np.uint8)
+    memory = run.buffer(source)
+    run.lds[:] = rng.integers(0, 256, run.lds.shape, dtype=np.uint8)
+    run.scratch[:] = rng.integers(0, 256, run.scratch.shape, dtype=np.uint8)
+    before = run.lds[0].copy()
+    byte_offsets = rng.permutation(16 * 64)[:64].astype(np.uint32)
+    active = rng.random(64) < 0.7
+    m0, offset = 0x1000 + 40, -8  # m0 above 64 KiB would be past this LDS: 0x1000 is in it
+    run.sgpr_pair(0, memory.address + 16)
+    run.sgpr[:, 124] = m0
+    run.sgpr[:, 2] = 16  # the scratch load's SGPR offset
+    run.vgpr[0, 1, :] = byte_offsets
+    run.vgpr[0, 2, :] = rng.integers(0, 64 - 16 - 16 + 8, 64)  # scratch offsets (+16 +offset stay inside)
+    run.set_exec(active)
+    scratch = kind not in GFX950_KINDS  # gfx950 has no SCRATCH_LOAD_LDS_DWORDX3/X4
+    m0_scratch = 0x800
+    run(f"global_load_lds_{kind} v1, s[0:1] offset:{offset}" + (
+        f"\ns_mov_b32 m0, {m0_scratch}\nscratch_load_lds_{kind} v2, s2 offset:{offset}" if scratch else ""),
+        engine_name)
+    chunks = [lane_bytes(bytes(source[16 + int(o) + offset:]), size, is_signed) for o in byte_offsets]
+    want = cdna_lds(before, m0, offset, active, chunks)
+    if scratch:
+        chunks = [lane_bytes(bytes(run.scratch[0, lane, 16 + int(run.vgpr[0, 2, lane]) + offset:]), size, is_signed)
+                  for lane in range(64)]
+        want = cdna_lds(want, m0_scratch, offset, active, chunks)
+    np.testing.assert_array_equal(run.lds[0], want)
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+def test_gfx9_load_to_lds_that_faults_writes_no_lds(engine_name):
+    run = Dispatch("gfx942", 64, lds_bytes=1024)
+    memory = run.buffer(np.arange(64, dtype=np.uint32))  # 256 bytes, a guard page after them
+    run.lds[:] = 0xAB
+    run.sgpr_pair(0, memory.address)
+    run.vgpr[0, 1, :] = np.arange(64) * 4
+    run.vgpr[0, 1, 63] = 256  # the last lane reads past the buffer
+    with pytest.raises(GPUPageFault) as error:
+        run("global_load_lds_dword v1, s[0:1]", engine_name)
+    assert error.value.fault.address == memory.address + 256 and error.value.fault.lane == 63
+    assert (run.lds == 0xAB).all()

@@ -1,15 +1,19 @@
-"""gfx11's loads into LDS ("LDS DMA": GLOBAL_LOAD_LDS_*, SCRATCH_LOAD_LDS_*, BUFFER_LOAD_LDS_*), and the
+"""Loads into LDS ("LDS DMA": gfx11's GLOBAL_LOAD_LDS_*, SCRATCH_LOAD_LDS_*, BUFFER_LOAD_LDS_*, and gfx942/
+gfx950's GLOBAL_LOAD_LDS_* and SCRATCH_LOAD_LDS_*), and the
 GLOBAL_*_ADDTID_B32 operations the spec also lists in the FLAT encoding (manual: the ISA manuals' prose;
 the pseudocode has none for the loads into LDS).
 
 Each active lane reads memory as the plain load would (addresses: memory_ops.vector_segments for GLOBAL
 and SCRATCH, buffer.BufferAccess with its range check for BUFFER, where out of range reads 0) and
-writes one dword to LDS at
-    LDS_ADDR = M0[15:0] + instruction offset + lane * 4
+writes its data to LDS at
+    LDS_ADDR = M0 + instruction offset + lane * size
 (the manuals' "LDS_ADDR = LDSbase + LDS_offset + inst_offset + TID*4"; LLVM documents the immediate
-offset as applied to both addresses). The dword is the value a VGPR load would get: U8/U16 zero-,
-I8/I16 sign-extended; BUFFER_LOAD_LDS_FORMAT_X's X converted as buffer_format.py does. LDS bytes
-beyond the allocation are dropped (segments.LOCAL).
+offset as applied to both addresses). M0 is M0[15:0] on gfx11 (its 64 KiB LDS), the whole M0 on gfx9
+(the LDS pointer LLVM writes there; gfx950's LDS is 160 KiB). The data is one dword, the value a VGPR
+load would get (U8/U16 zero-, I8/I16 sign-extended; BUFFER_LOAD_LDS_FORMAT_X's X converted as
+buffer_format.py does), or gfx950's DWORDX3/DWORDX4: 12 or 16 bytes a lane, each lane's after the
+previous one's (size 12 or 16 in the address). LDS bytes beyond the allocation are dropped
+(segments.LOCAL); a faulting global or scratch read writes no LDS.
 
 The FLAT-encoded GLOBAL_LOAD/STORE_ADDTID_B32 address as the GLOBAL ones do (SGPR pair + offset +
 lane * 4), resolved through the flat apertures.
@@ -19,22 +23,28 @@ from __future__ import annotations
 import numpy as np
 
 from gpubench.emu.context import Context
-from gpubench.emu.ops import Unsupported, factory
+from gpubench.emu.ops import factory
 from gpubench.emu.ops.buffer import BUFFER_FORMATS, BufferAccess
 from gpubench.emu.ops.buffer_format import by_format, fetch
 from gpubench.emu.ops.lane_data import DataAccess, data_access, from_vgprs, to_vgprs
-from gpubench.emu.ops.lds import M0_RDNA
+from gpubench.emu.ops.lds import M0_CDNA, M0_RDNA
 from gpubench.emu.ops.memory_ops import VECTOR_FAMILIES, vector_segments
 from gpubench.emu.ops.segments import LOCAL, Lanes
 from gpubench.isa.decoder import Instruction
 
 
 def _widen(raw: np.ndarray, access: DataAccess) -> np.ndarray:
-    """[lanes, size] loaded bytes as the uint32 a VGPR load would hold."""
+    """[lanes, size] loaded bytes as the bytes LDS receives: a sub-dword widened as a VGPR load would."""
     raw = np.ascontiguousarray(raw)
-    dtype = {(1, False): np.uint8, (1, True): np.int8, (2, False): np.uint16, (2, True): np.int16,
-             (4, False): np.uint32}[(access.size, access.signed)]
-    return raw.view(dtype)[:, 0].astype(np.int64).astype(np.uint32)
+    if access.size >= 4:
+        return raw
+    dtype = {(1, False): np.uint8, (1, True): np.int8, (2, False): np.uint16, (2, True): np.int16}[
+        (access.size, access.signed)]
+    return _dword_bytes(raw.view(dtype)[:, 0].astype(np.int64).astype(np.uint32))
+
+
+def _dword_bytes(values: np.ndarray) -> np.ndarray:
+    return values.astype("<u4")[:, None].view(np.uint8)
 
 
 def _offset(inst: Instruction) -> int:
@@ -44,10 +54,12 @@ def _offset(inst: Instruction) -> int:
     return value - (1 << width) if signed else value
 
 
-def _write_lds(ctx: Context, inst: Instruction, lanes: Lanes, values: np.ndarray) -> None:
-    m0 = ctx.waves.sgpr[lanes.wave, M0_RDNA].astype(np.int64) & 0xFFFF
-    address = (m0 + _offset(inst) + lanes.lane.astype(np.int64) * 4) & 0xFFFFFFFF
-    LOCAL.write(ctx, lanes.at(address.astype(np.uint64)), values.astype("<u4")[:, None].view(np.uint8))
+def _write_lds(ctx: Context, inst: Instruction, lanes: Lanes, data: np.ndarray) -> None:
+    """Each lane's [lanes, size] bytes at M0 + offset + lane * size."""
+    cdna = inst.isa.arch == "cdna"
+    m0 = ctx.waves.sgpr[lanes.wave, M0_CDNA if cdna else M0_RDNA].astype(np.int64) & (0xFFFFFFFF if cdna else 0xFFFF)
+    address = (m0 + _offset(inst) + lanes.lane.astype(np.int64) * data.shape[1]) & 0xFFFFFFFF
+    LOCAL.write(ctx, lanes.at(address.astype(np.uint64)), data)
 
 
 @factory
@@ -56,9 +68,8 @@ def load_to_lds(inst: Instruction):
     tokens = inst.name.split("_")
     if root not in (*VECTOR_FAMILIES, *BUFFER_FORMATS) or tokens[1:3] != ["LOAD", "LDS"]:
         return None
-    if inst.isa.arch != "rdna3":
-        raise Unsupported(f"{inst.name}: loads to LDS are emulated on gfx11 only")
-    access = data_access(inst.name, 32)
+    data = inst.idef.operand("vdst")  # gfx950's DWORDX3/X4 name 96/128 bits; the others 32 or none
+    access = data_access(inst.name, data.bits if data is not None else 32)
 
     def run(ctx: Context, waves: np.ndarray) -> None:
         if root not in BUFFER_FORMATS:
@@ -67,7 +78,7 @@ def load_to_lds(inst: Instruction):
         elif "FORMAT" in tokens:
             for fmt, group in by_format(ctx, inst, waves, None):
                 buffer = BufferAccess(ctx, inst, group)
-                _write_lds(ctx, inst, buffer.lanes, fetch(ctx, buffer, fmt, 1, False)[:, 0])
+                _write_lds(ctx, inst, buffer.lanes, _dword_bytes(fetch(ctx, buffer, fmt, 1, False)[:, 0]))
         else:
             buffer = BufferAccess(ctx, inst, waves)
             _write_lds(ctx, inst, buffer.lanes, _widen(buffer.read(ctx, access.size), access))
