@@ -1,14 +1,15 @@
 """Watching doorbells without the GIL: ``i64 watch(ptr words, ptr seen, i64 count, i64 budget, i64 first,
-i64 longest)`` returns the index of the first of ``count`` 64-bit words (their addresses in ``words``)
-whose value is no longer the one in ``seen``, or -1 once it has napped ``budget`` ns without one moving.
-Naps (libc's nanosleep) start at ``first`` ns and double up to ``longest``.
+i64 longest, i64 steady)`` returns the index of the first of ``count`` 64-bit words (their addresses in
+``words``) whose value is no longer the one in ``seen``, or -1 once it has napped ``budget`` ns without
+one moving. Naps (libc's nanosleep) are ``first`` ns long for the first ``steady`` ns, then double up to
+``longest``.
 
 A client rings a doorbell with a plain store into memory it mapped; nothing calls gpubench, so the
 command processor must look. Looking from Python every 50 µs took the GIL from the client thousands of
 times a second; this loop looks from native code called through ctypes, which lets the GIL go for the
 call, so the command-processor thread takes it back only when a doorbell moved or its wait ran out.
 Growing naps keep a long idle cheap (each wake-up costs the kernel a few µs of CPU) while a doorbell
-rung soon after the last one is seen within tens of µs.
+rung soon after the last one (a client's next dispatch) is seen within tens of µs.
 """
 from __future__ import annotations
 
@@ -25,14 +26,15 @@ from gpubench.emu.native.build import I32, I64, PTR, Code, const, element
 
 FIRST_NAP_NANOSECONDS = 20_000  # the kernel's timer slack (50 µs by default) lengthens each nap
 LONGEST_NAP_NANOSECONDS = 500_000  # idle, each wake-up costs ~15 µs of CPU on a 2-core VM: ~2 % of a core
+STEADY_NANOSECONDS = 5_000_000  # a client's dispatches in a row are well within this of each other
 _NANOSLEEP = "gpubench_nanosleep"  # bound to this process's libc in `_watch` (objects are cached on disk)
-_CODE = Code("doorbell watch v2", lambda module, name: _define(module, name))
+_CODE = Code("doorbell watch v3", lambda module, name: _define(module, name))
 
 
 def _define(module: ir.Module, name: str) -> None:
     nanosleep = ir.Function(module, ir.FunctionType(I32, [PTR, PTR]), _NANOSLEEP)
-    fn = ir.Function(module, ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64]), name)
-    words, seen, count, budget, first, longest = fn.args
+    fn = ir.Function(module, ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64, I64]), name)
+    words, seen, count, budget, first, longest, steady = fn.args
     entry, nap_loop, scan, compare, moved, rest, sleep, out = (
         fn.append_basic_block(n) for n in ("entry", "nap_loop", "scan", "compare", "moved", "rest", "sleep", "out"))
     b = ir.IRBuilder(entry)
@@ -68,9 +70,11 @@ def _define(module: ir.Module, name: str) -> None:
     b.store(const(0), element(b, request, const(0), I64))
     b.store(nap, element(b, request, const(1), I64))
     b.call(nanosleep, [request, ir.Constant(PTR, None)])
-    napped.add_incoming(b.add(napped, nap), sleep)
+    now_napped = b.add(napped, nap)
+    napped.add_incoming(now_napped, sleep)
     doubled = b.shl(nap, const(1))
-    nap.add_incoming(b.select(b.icmp_signed("<", doubled, longest), doubled, longest), sleep)
+    grown = b.select(b.icmp_signed("<", doubled, longest), doubled, longest)
+    nap.add_incoming(b.select(b.icmp_signed("<", now_napped, steady), nap, grown), sleep)
     b.branch(nap_loop)
 
 
@@ -79,7 +83,7 @@ def _watch():
     libc = ctypes.CDLL(ctypes.util.find_library("c"))
     llvm.add_symbol(_NANOSLEEP, ctypes.cast(libc.nanosleep, ctypes.c_void_p).value)
     address = build.addresses([_CODE])[_CODE.key]
-    return ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, *[ctypes.c_int64] * 4)(address)
+    return ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, *[ctypes.c_int64] * 5)(address)
 
 
 class DoorbellWatch:
@@ -98,4 +102,4 @@ class DoorbellWatch:
     def wait(self, seconds: float) -> bool:
         """Until a word moved (True) or about ``seconds`` passed (False), without holding the GIL."""
         return _watch()(self.addresses.ctypes.data, self.seen.ctypes.data, len(self.seen), int(seconds * 1e9),
-                        FIRST_NAP_NANOSECONDS, LONGEST_NAP_NANOSECONDS) >= 0
+                        FIRST_NAP_NANOSECONDS, LONGEST_NAP_NANOSECONDS, STEADY_NANOSECONDS) >= 0
