@@ -144,13 +144,15 @@ def test_buffer_load_lds_format_x_converts():
     assert not run.lds[0, 128:].any()
 
 
-def test_flat_encoded_addtid_load_and_store():
-    run = Dispatch("gfx1100", 32)
+@pytest.mark.parametrize("target,fmt,data,offset", [("gfx1100", "FLAT", "data", "offset"),
+                                                     ("gfx1201", "VFLAT", "vsrc", "ioffset")])
+def test_flat_encoded_addtid_load_and_store(target, fmt, data, offset):
+    run = Dispatch(target, 32)
     memory = run.buffer(np.arange(100, 164, dtype=np.uint32))
     run.sgpr_pair(6, memory.address)
     run.vgpr[0, 3, :] = run.lane_ids()[0] + 7000
-    execute(run, encoded(run, "FLAT", "GLOBAL_LOAD_ADDTID_B32", vdst=2, saddr=6, offset=8),
-            encoded(run, "FLAT", "GLOBAL_STORE_ADDTID_B32", data=3, saddr=6, offset=128))
+    execute(run, encoded(run, fmt, "GLOBAL_LOAD_ADDTID_B32", vdst=2, saddr=6, **{offset: 8}),
+            encoded(run, fmt, "GLOBAL_STORE_ADDTID_B32", **{data: 3}, saddr=6, **{offset: 128}))
     np.testing.assert_array_equal(run.vgpr[0, 2], np.arange(102, 134))
     np.testing.assert_array_equal(memory.data.view(np.uint32)[32:], np.arange(7000, 7032))
 

@@ -15,8 +15,8 @@ buffer_format.py does), or gfx950's DWORDX3/DWORDX4: 12 or 16 bytes a lane, each
 previous one's (size 12 or 16 in the address). LDS bytes beyond the allocation are dropped
 (segments.LOCAL); a faulting global or scratch read writes no LDS.
 
-The FLAT-encoded GLOBAL_LOAD/STORE_ADDTID_B32 address as the GLOBAL ones do (SGPR pair + offset +
-lane * 4), resolved through the flat apertures.
+The FLAT-encoded (gfx12: VFLAT) GLOBAL_LOAD/STORE_ADDTID_B32 address as the GLOBAL ones do (SGPR pair +
+offset + lane * 4), resolved through the flat apertures.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from gpubench.emu.ops.buffer import BUFFER_FORMATS, BufferAccess
 from gpubench.emu.ops.buffer_format import by_format, fetch
 from gpubench.emu.ops.lane_data import DataAccess, data_access, from_vgprs, to_vgprs
 from gpubench.emu.ops.lds import M0_CDNA, M0_RDNA
-from gpubench.emu.ops.memory_ops import VECTOR_FAMILIES, vector_segments
+from gpubench.emu.ops.memory_ops import VECTOR_FAMILIES, field, vector_segments
 from gpubench.emu.ops.segments import LOCAL, Lanes
 from gpubench.isa.decoder import Instruction
 
@@ -89,8 +89,9 @@ def load_to_lds(inst: Instruction):
 
 @factory
 def flat_addtid(inst: Instruction):
-    """GLOBAL_LOAD/STORE_ADDTID_B32 in the FLAT encoding, whose spec entry lists no operands."""
-    if inst.isa.root_of(inst.fmt) != "FLAT" or inst.name not in ("GLOBAL_LOAD_ADDTID_B32", "GLOBAL_STORE_ADDTID_B32"):
+    """GLOBAL_LOAD/STORE_ADDTID_B32 in the FLAT (gfx12: VFLAT) encoding, whose spec entry lists no operands."""
+    if inst.isa.root_of(inst.fmt) not in ("FLAT", "VFLAT") or \
+            inst.name not in ("GLOBAL_LOAD_ADDTID_B32", "GLOBAL_STORE_ADDTID_B32"):
         return None
     load, access = "LOAD" in inst.name, DataAccess(4)
 
@@ -99,7 +100,7 @@ def flat_addtid(inst: Instruction):
             if load:
                 to_vgprs(ctx, lanes, inst["vdst"], segment.read(ctx, lanes, 4), access)
             else:
-                segment.write(ctx, lanes, from_vgprs(ctx, lanes, inst["data"], access))
+                segment.write(ctx, lanes, from_vgprs(ctx, lanes, field(inst, "data", "vsrc"), access))
         ctx.waves.pc[waves] += inst.size
 
     return run
