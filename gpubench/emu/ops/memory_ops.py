@@ -145,8 +145,10 @@ def vector_load_store(inst: Instruction):
     load = tokens[1] == "LOAD"
     if not load and tokens[1] != "STORE":
         return None  # GLOBAL_INV/WB: control.py
-    if any(t in tokens for t in ("LDS", "BLOCK", "TR")):
-        raise Unsupported(f"{inst.name} is not emulated (LDS DMA, block and transposing loads)")
+    if "BLOCK" in tokens:
+        return None  # block_memory.py
+    if any(t in tokens for t in ("LDS", "TR")):
+        raise Unsupported(f"{inst.name} is not emulated (LDS DMA, transposing loads)")
     check_data_registers(inst)
     data = inst.idef.operand("vdst") if load else inst.idef.operand("data") or inst.idef.operand("vsrc")
     access = data_access(inst.name, data.bits)
