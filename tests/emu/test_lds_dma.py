@@ -229,3 +229,53 @@ def test_gfx9_load_to_lds_that_faults_writes_no_lds(engine_name):
         run("global_load_lds_dword v1, s[0:1]", engine_name)
     assert error.value.fault.address == memory.address + 256 and error.value.fault.lane == 63
     assert (run.lds == 0xAB).all()
+
+
+MUBUF_KINDS = {"ubyte": (1, False), "sbyte": (1, True), "ushort": (2, False), "sshort": (2, True), "dword": (4, False)}
+MUBUF_CASES = [(t, e, k) for t in ("gfx942", "gfx950") for e in ENGINES for k in MUBUF_KINDS] + \
+              [("gfx950", e, k) for e in ENGINES for k in GFX950_KINDS]
+
+
+@pytest.mark.parametrize("target,engine_name,kind", MUBUF_CASES)
+def test_gfx9_buffer_loads_with_the_lds_bit(target, engine_name, kind):
+    size, is_signed = {**MUBUF_KINDS, **GFX950_KINDS}[kind]
+    rng = np.random.default_rng(size * 3 + is_signed)
+    run = Dispatch(target, 64, lds_bytes=4096)
+    source = rng.integers(0, 256, 16 * 64 + 64, dtype=np.uint8)
+    memory = run.buffer(source)
+    run.lds[:] = rng.integers(0, 256, run.lds.shape, dtype=np.uint8)
+    before = run.lds[0].copy()
+    records = 16 * 48  # bytes: lanes reading past them get 0 (dword by dword)
+    run.sgpr[:, 8:12] = [memory.address & 0xFFFFFFFF, memory.address >> 32, records, 0]
+    run.sgpr[:, 2] = 8  # soffset: the memory address only
+    run.sgpr[:, 124] = m0 = 0x200
+    offsets = rng.permutation(16 * 60)[:64].astype(np.uint32)
+    run.vgpr[0, 1, :] = offsets
+    run.vgpr[0, 2:6, :] = 0xDEADBEEF
+    active = rng.random(64) < 0.7
+    run.set_exec(active)
+    run(f"buffer_load_{kind} v1, s[8:11], s2 offen offset:12 lds", engine_name)
+
+    def loaded(offset: int) -> bytes:
+        start = 8 + offset + 12
+        pieces = [(p, min(4, size - p)) for p in range(0, size, 4)]
+        return b"".join(bytes(source[start + p:start + p + n]) if offset + 12 + p + n <= records else bytes(n)
+                        for p, n in pieces)
+
+    chunks = [lane_bytes(loaded(int(o)), size, is_signed) for o in offsets]
+    np.testing.assert_array_equal(run.lds[0], cdna_lds(before, m0, 12, active, chunks))
+    np.testing.assert_array_equal(run.vgpr[0, 1, :], offsets)  # vdata is not written
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+def test_gfx9_buffer_load_format_x_with_the_lds_bit(engine_name):
+    run = Dispatch("gfx942", 64, lds_bytes=1024)
+    source = np.arange(64, dtype=np.uint16) * 1000
+    memory = run.buffer(source)
+    dfmt, nfmt = 2, 0  # BUF_DATA_FORMAT_16, BUF_NUM_FORMAT_UNORM
+    run.sgpr[:, 8:12] = [memory.address & 0xFFFFFFFF, memory.address >> 32, 128, 0xFAC | nfmt << 12 | dfmt << 15]
+    run.sgpr[:, 124] = 0
+    run.vgpr[0, 1, :] = np.arange(64) * 2
+    run("buffer_load_format_x v1, s[8:11], 0 offen lds", engine_name)
+    want = (source.astype(np.float64) / 65535).astype(np.float32)  # u / (2^16 - 1), rounded once
+    np.testing.assert_array_equal(run.lds[0, :256].view(np.float32), want)

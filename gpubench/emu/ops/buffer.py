@@ -134,10 +134,10 @@ def buffer_memory(inst: Instruction):
     name, tokens = inst.name, inst.name.split("_")
     if tokens[1] in ("GL0", "GL1", "WBL2", "INV", "WBINVL1"):
         return None  # cache control: control.py
-    if "FORMAT" in tokens or inst.isa.root_of(inst.fmt) == "MTBUF" or "LDS" in tokens:
-        return None  # typed: buffer_format.py; gfx11's loads to LDS: lds_dma.py
-    if inst.get("lds") or inst.get("tfe"):
-        raise Unsupported(f"{name}: buffer loads to LDS (the lds bit) and TFE are not emulated")
+    if "FORMAT" in tokens or inst.isa.root_of(inst.fmt) == "MTBUF" or "LDS" in tokens or inst.get("lds"):
+        return None  # typed: buffer_format.py; loads to LDS (gfx11's, gfx9's lds bit): lds_dma.py
+    if inst.get("tfe"):
+        raise Unsupported(f"{name}: TFE is not emulated")
     check_data_registers(inst)
     op = atomic_op(name) if tokens[1] == "ATOMIC" else None
     if tokens[1] == "ATOMIC" and op is None:

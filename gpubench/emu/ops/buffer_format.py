@@ -202,10 +202,10 @@ def _store(ctx: Context, buffer: BufferAccess, inst: Instruction, fmt: BufferFor
 def typed_buffer(inst: Instruction):
     root = inst.isa.root_of(inst.fmt)
     tokens = inst.name.split("_")
-    if root not in BUFFER_FORMATS or (root != "MTBUF" and "FORMAT" not in tokens) or "LDS" in tokens:
-        return None
-    if inst.get("tfe") or inst.get("lds"):
-        raise Unsupported(f"{inst.name}: TFE and gfx9's loads to LDS (the lds bit) are not emulated")
+    if root not in BUFFER_FORMATS or (root != "MTBUF" and "FORMAT" not in tokens) or "LDS" in tokens or inst.get("lds"):
+        return None  # loads to LDS: lds_dma.py
+    if inst.get("tfe"):
+        raise Unsupported(f"{inst.name}: TFE is not emulated")
     check_data_registers(inst)
     count = COMPONENTS[tokens[-1]]
     half = ("hi" if "HI" in tokens else "lo") if "D16" in tokens else None

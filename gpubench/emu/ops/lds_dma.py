@@ -1,5 +1,6 @@
 """Loads into LDS ("LDS DMA": gfx11's GLOBAL_LOAD_LDS_*, SCRATCH_LOAD_LDS_*, BUFFER_LOAD_LDS_*, and gfx942/
-gfx950's GLOBAL_LOAD_LDS_* and SCRATCH_LOAD_LDS_*), and the
+gfx950's GLOBAL_LOAD_LDS_*, SCRATCH_LOAD_LDS_* and MUBUF loads with the lds bit: BUFFER_LOAD_{U,S}BYTE,
+_{U,S}SHORT, _DWORD, _FORMAT_X, gfx950's _DWORDX3/X4, whose vdata is not written), and the
 GLOBAL_*_ADDTID_B32 operations the spec also lists in the FLAT encoding (manual: the ISA manuals' prose;
 the pseudocode has none for the loads into LDS).
 
@@ -66,9 +67,9 @@ def _write_lds(ctx: Context, inst: Instruction, lanes: Lanes, data: np.ndarray) 
 def load_to_lds(inst: Instruction):
     root = inst.isa.root_of(inst.fmt)
     tokens = inst.name.split("_")
-    if root not in (*VECTOR_FAMILIES, *BUFFER_FORMATS) or tokens[1:3] != ["LOAD", "LDS"]:
+    if root not in (*VECTOR_FAMILIES, *BUFFER_FORMATS) or (tokens[1:3] != ["LOAD", "LDS"] and not inst.get("lds")):
         return None
-    data = inst.idef.operand("vdst")  # gfx950's DWORDX3/X4 name 96/128 bits; the others 32 or none
+    data = inst.idef.operand("vdst") or inst.idef.operand("vdata")  # DWORDX3/X4: 96/128 bits; others 32 or none
     access = data_access(inst.name, data.bits if data is not None else 32)
 
     def run(ctx: Context, waves: np.ndarray) -> None:
