@@ -67,7 +67,8 @@ def _write_lds(ctx: Context, inst: Instruction, lanes: Lanes, data: np.ndarray) 
 def load_to_lds(inst: Instruction):
     root = inst.isa.root_of(inst.fmt)
     tokens = inst.name.split("_")
-    if root not in (*VECTOR_FAMILIES, *BUFFER_FORMATS) or (tokens[1:3] != ["LOAD", "LDS"] and not inst.get("lds")):
+    gfx9_lds_bit = tokens[1] == "LOAD" and inst.get("lds")
+    if root not in (*VECTOR_FAMILIES, *BUFFER_FORMATS) or (tokens[1:3] != ["LOAD", "LDS"] and not gfx9_lds_bit):
         return None
     data = inst.idef.operand("vdst") or inst.idef.operand("vdata")  # DWORDX3/X4: 96/128 bits; others 32 or none
     access = data_access(inst.name, data.bits if data is not None else 32)
