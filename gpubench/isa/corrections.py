@@ -328,6 +328,21 @@ def _stochastic_fp8(kind: str) -> Correction:
          ("VGPR[laneId][VDST.u32]", "D0")))
 
 
+def _scaled_decodes(forms: tuple[str, ...], selection: tuple[tuple[str, str], ...], rule: str,
+                    evidence: str) -> Correction:
+    """gfx950's V_CVT_SCALEF32_<form>_FP8/BF8, the element byte or word taken (and the result placed) as the
+    ``selection`` edits say."""
+    return Correction(
+        tuple(f"V_CVT_SCALEF32_{form}_{kind}" for kind in ("FP8", "BF8") for form in forms), ("cdna",),
+        f"the source register is S0 in this lane; {rule}; {{fp8,bf8}}_to_{{f32,f16,bf16}}_scale(x, scale) is x's "
+        "exact OCP value times 2^(scale - 127), rounded once to the destination type in the current mode, and NaN "
+        "for the scale 0xFF (gpubench/compiler/pcode/minifloat_views.py)",
+        "the manual names the helpers without defining them; the OCP Microscaling Formats spec v1.0 defines E8M0 "
+        "(2^(e - 127), 0xFF NaN) and AMD's host model of gfx950's scaled conversions (amd_hip_ocp_host.hpp) "
+        f"applies the scale to the decoded value; the manual's VGPR[laneId][SRC0] is this lane's src0; {evidence}",
+        (("VGPR[laneId][SRC0.u32]", "S0"), *selection))
+
+
 def _ieee_extrema() -> tuple[Correction, ...]:
     """gfx950's V_MAXIMUM3_F32 / V_MINIMUM3_F32 / V_PK_MAXIMUM3_F16 / V_PK_MINIMUM3_F16 call instructions
     CDNA does not have."""
@@ -359,7 +374,23 @@ CORRECTIONS: tuple[Correction, ...] = (
     *_interpolation(), _fp8_packing("fp8"), _fp8_packing("bf8"),
     *_fp8_unpacking("fp8"), *_fp8_unpacking("bf8"), _stochastic_fp8("fp8"), _stochastic_fp8("bf8"),
     *_sdwa_fp8_unpacking("fp8"), *_sdwa_fp8_unpacking("bf8"), *_ieee_extrema(),
-    _stochastic_16_bit("f16"), _stochastic_16_bit("bf16"),
+    _stochastic_16_bit("f16"), _stochastic_16_bit("bf16"), _scaled_decodes(
+        ("F32",), (("src = S0[srcbyte + 7 : srcbyte]", "srcbits = S0.u32 >> srcbyte.u32;\nsrc = srcbits[7 : 0]"),),
+        "the byte OPSEL[1:0] names is S0 shifted right by its offset (the text slices at an offset known only at "
+        "run time)", "LLVM encodes the byte as op_sel[0] + 2 * op_sel[1] (gfx950_asm_vop3.s: op_sel:[0,1,0])"),
+    _scaled_decodes(
+        ("PK_F32", "PK_F16", "PK_BF16"), (("src = S0[srcword + 15 : srcword]", "src = S0[15 : 0]"),),
+        "the 16-bit source's half is chosen once, by the operand code (op_sel[0]), as for every 16-bit operand",
+        "LLVM's operand types (a 16-bit src0) and op_sel:[1,0,0] for the high word; the manual's text selects "
+        "the half itself"),
+    _scaled_decodes(
+        ("F16",), (("src = S0[srcbyte + 7 : srcbyte]", "srcbits = S0.u32 >> srcbyte.u32;\nsrc = srcbits[7 : 0]"),
+                   ("// OPSEL[3] controls destination hi/lo\nD0 = tmp.b32",
+                    "if OPSEL[3].u1 then\nD0[31 : 16].f16 = tmp\nelse\nD0[15 : 0].f16 = tmp\nendif")),
+        "the byte OPSEL[1:0] names is S0 shifted right by its offset, and the f16 result is written to the half "
+        "of D0 OPSEL[3] names, the other half kept", "the manual's comment \"OPSEL[3] controls destination "
+        "hi/lo\" beside a 32-bit write; LLVM encodes the byte as op_sel[0] + 2 * op_sel[1] and the half as "
+        "the third op_sel bit (op_sel:[0,0,1])"),
     Correction(
         (), ("rdna3", "cdna"),
         "omod (the x2, x4, /2 output modifier) is ignored while MODE.IEEE is set",

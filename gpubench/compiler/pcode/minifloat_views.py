@@ -5,10 +5,16 @@ or stores codes (``D0[7 : 0].fp8 = f32_to_fp8(x)``), and every FP8/BF8 value is 
 of such a view is its byte decoded to f32 in the target's format (``fp8_to_f32(x.u8, FP8_FNUZ)``), a
 store writes the byte (``x.b8``), and a conversion without a format argument takes the target's
 (FP8_FNUZ: gfx942's FNUZ formats, else OCP's; the emulator's operand code provides it).
+
+gfx950's block-scaled decodes (``fp8_to_f16_scale(x.fp8, scale.u8)``) take an E8M0 scale byte: the value
+is the decoded element times 2^(scale - 127), rounded once to the destination type, and the scale 0xFF
+is NaN (the OCP microscaling spec's E8M0). They are written as that arithmetic (``ldexp`` in f32, exact
+for these elements short of f32's denormal range, then a conversion), so no engine needs a helper.
 """
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from gpubench.compiler.pcode import ir
 from gpubench.compiler.pcode.dtypes import DataType
@@ -17,11 +23,26 @@ DECODERS = {DataType("fp", 8): "fp8_to_f32", DataType("bf", 8): "bf8_to_f32"}
 CONVERSIONS = frozenset({"fp8_to_f32", "bf8_to_f32", "f32_to_fp8", "f32_to_bf8"})
 FORMAT = ir.Name("FP8_FNUZ")
 BYTE, BITS = DataType("u", 8), DataType("b", 8)
+SCALED_DECODE = re.compile(r"(?:fp8|bf8)_to_(f32|f16|bf16)_scale")
+F32 = DataType("f", 32)
+
+
+def _scaled_decode(dest: str, element: ir.Expr, scale: ir.Expr) -> ir.Expr:
+    """``element`` (an fp8/bf8 view, or a variable a view was read into) times 2^(``scale`` - 127) in ``dest``;
+    NaN for the scale 0xFF."""
+    value = ir.Call("ldexp", (lowered(element),
+                              ir.Binary("-", ir.Cast(DataType("i", 32), ir.View(lowered(scale), BYTE)),
+                                        ir.IntLit(127, None))))
+    dtype = DataType(dest[:-2], int(dest[-2:]))
+    return ir.Ternary(ir.Binary("==", ir.View(lowered(scale), BYTE), ir.IntLit(0xFF, None)),
+                      ir.View(ir.Name("NAN"), dtype), value if dtype == F32 else ir.Cast(dtype, value))
 
 
 def lowered(node: ir.Node) -> ir.Node:
     """``node`` with its FP8/BF8 views and format-less conversions written as above."""
     match node:
+        case ir.Call(func, (element, scale)) if match := SCALED_DECODE.fullmatch(func):
+            return _scaled_decode(match[1], element, scale)
         case ir.Assign(ir.View(base, dtype), value, op) if dtype in DECODERS:
             return ir.Assign(ir.View(lowered(base), BITS), lowered(value), op)
         case ir.Call(func, (ir.View(base, dtype),)) if DECODERS.get(dtype) == func:
