@@ -329,13 +329,13 @@ def _stochastic_fp8(kind: str) -> Correction:
 
 
 def _scaled_decodes(forms: tuple[str, ...], selection: tuple[tuple[str, str], ...], rule: str,
-                    evidence: str) -> Correction:
+                    evidence: str, kinds: tuple[str, ...] = ("FP8", "BF8")) -> Correction:
     """gfx950's V_CVT_SCALEF32_<form>_FP8/BF8, the element byte or word taken (and the result placed) as the
     ``selection`` edits say."""
     return Correction(
-        tuple(f"V_CVT_SCALEF32_{form}_{kind}" for kind in ("FP8", "BF8") for form in forms), ("cdna",),
-        f"the source register is S0 in this lane; {rule}; {{fp8,bf8}}_to_{{f32,f16,bf16}}_scale(x, scale) is x's "
-        "exact OCP value times 2^(scale - 127), rounded once to the destination type in the current mode, and NaN "
+        tuple(f"V_CVT_SCALEF32_{form}_{kind}" for kind in kinds for form in forms), ("cdna",),
+        f"the source register is S0 in this lane; {rule}; {{fp8,bf8,fp4}}_to_{{f32,f16,bf16}}_scale(x, scale) is "
+        "x's exact OCP value times 2^(scale - 127), rounded once to the destination type in the current mode, and NaN "
         "for the scale 0xFF (gpubench/compiler/pcode/minifloat_views.py)",
         "the manual names the helpers without defining them; the OCP Microscaling Formats spec v1.0 defines E8M0 "
         "(2^(e - 127), 0xFF NaN) and AMD's host model of gfx950's scaled conversions (amd_hip_ocp_host.hpp) "
@@ -378,6 +378,11 @@ CORRECTIONS: tuple[Correction, ...] = (
         ("F32",), (("src = S0[srcbyte + 7 : srcbyte]", "srcbits = S0.u32 >> srcbyte.u32;\nsrc = srcbits[7 : 0]"),),
         "the byte OPSEL[1:0] names is S0 shifted right by its offset (the text slices at an offset known only at "
         "run time)", "LLVM encodes the byte as op_sel[0] + 2 * op_sel[1] (gfx950_asm_vop3.s: op_sel:[0,1,0])"),
+    _scaled_decodes(
+        ("PK_F32", "PK_F16", "PK_BF16"),
+        (("src = S0[srcbyte + 7 : srcbyte]", "srcbits = S0.u32 >> srcbyte.u32;\nsrc = srcbits[7 : 0]"),),
+        "the byte of two FP4 elements OPSEL[1:0] names is S0 shifted right by its offset (the text slices at an "
+        "offset known only at run time)", "LLVM encodes the byte as op_sel[0] + 2 * op_sel[1]", ("FP4",)),
     _scaled_decodes(
         ("PK_F32", "PK_F16", "PK_BF16"), (("src = S0[srcword + 15 : srcword]", "src = S0[15 : 0]"),),
         "the 16-bit source's half is chosen once, by the operand code (op_sel[0]), as for every 16-bit operand",

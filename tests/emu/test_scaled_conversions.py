@@ -16,10 +16,25 @@ SCALES = st.lists(st.one_of(st.integers(0, 255), st.sampled_from([0, 1, 127, 254
 MANTISSAS = st.lists(st.integers(0, 2**24 - 1), min_size=LANES, max_size=LANES)
 
 
+def _small_values(exp_bits: int, man_bits: int) -> list[float]:
+    """Each code's value for OCP's formats without infinities or NaNs (FP4 E2M1, FP6 E2M3, BF6 E3M2): the
+    bias is 2^(E-1) - 1, a zero exponent field a denormal."""
+    bias, values = (1 << (exp_bits - 1)) - 1, []
+    for code in range(1 << (1 + exp_bits + man_bits)):
+        e, m = code >> man_bits & ((1 << exp_bits) - 1), code & ((1 << man_bits) - 1)
+        magnitude = (m / (1 << man_bits)) * 2.0 ** (1 - bias) if e == 0 else (1 + m / (1 << man_bits)) * 2.0 ** (e - bias)
+        values.append(-magnitude if code >> (exp_bits + man_bits) else magnitude)
+    return values
+
+
+FP4 = _small_values(2, 1)
+assert FP4[:8] == [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]  # the OCP spec's E2M1 table
+
+
 def _scaled(code: int, kind: str, scale: int) -> float:
     """The exact value of ``code`` times 2^(scale - 127) as a double (exact: at most 4 significant bits
     and exponents within [-143, 143]); NaN for the NaN codes and the scale 0xFF."""
-    value = _fp8_values(kind, False)[code]
+    value = FP4[code] if kind == "fp4" else _fp8_values(kind, False)[code]
     return math.nan if value is None or scale == 0xFF else math.ldexp(value, scale - 127)
 
 
@@ -83,24 +98,36 @@ def test_scaled_byte_to_f16_half(kind, byte, high, words, scales, mantissas, old
             assert int(got[lane]) >> 16 * (not high) & 0xFFFF == old[lane] >> 16 * (not high) & 0xFFFF, lane
 
 
-@pytest.mark.parametrize("kind", ["fp8", "bf8"])
-@pytest.mark.parametrize("dest", ["f32", "f16", "bf16"])
-@pytest.mark.parametrize("word", range(2))
-@settings(max_examples=6, deadline=None)
-@given(words=WORDS, scales=SCALES, mantissas=MANTISSAS)
-def test_scaled_pair_to_floats(kind, dest, word, words, scales, mantissas):
-    vdst = "v[4:5]" if dest == "f32" else "v4"
-    op_sel = " op_sel:[1,0,0]" if word else ""
-    bits = 32 if dest == "f32" else 16
+def _check_pairs(kind: str, dest: str, op_sel: str, first_bit: int, words, scales, mantissas) -> None:
+    """v_cvt_scalef32_pk_<dest>_<kind>: the two elements from S0's bit ``first_bit`` up, each scaled."""
+    vdst, bits, width = "v[4:5]" if dest == "f32" else "v4", 32 if dest == "f32" else 16, 4 if kind == "fp4" else 8
     for engine_name in ENGINES:
         ctx = run(f"v_cvt_scalef32_pk_{dest}_{kind} {vdst}, v2, v3{op_sel}", engine_name, "gfx950",
                   v2=words, v3=_s1(scales, mantissas))
         packed = vgpr(ctx, 4).astype(np.uint64) | vgpr(ctx, 5).astype(np.uint64) << 32
         for lane in range(LANES):
             for element in range(2):
-                code = words[lane] >> 16 * word + 8 * element & 0xFF
+                code = words[lane] >> first_bit + width * element & ((1 << width) - 1)
                 got = int(packed[lane]) >> bits * element & ((1 << bits) - 1)
                 _assert_element(got, _scaled(code, kind, scales[lane]), dest, (engine_name, lane, element))
+
+
+@pytest.mark.parametrize("kind", ["fp8", "bf8"])
+@pytest.mark.parametrize("dest", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("word", range(2))
+@settings(max_examples=6, deadline=None)
+@given(words=WORDS, scales=SCALES, mantissas=MANTISSAS)
+def test_scaled_pair_to_floats(kind, dest, word, words, scales, mantissas):
+    _check_pairs(kind, dest, " op_sel:[1,0,0]" if word else "", 16 * word, words, scales, mantissas)
+
+
+@pytest.mark.parametrize("dest", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("byte", range(4))
+@settings(max_examples=5, deadline=None)
+@given(words=WORDS, scales=SCALES, mantissas=MANTISSAS)
+def test_scaled_fp4_pair_to_floats(dest, byte, words, scales, mantissas):
+    _check_pairs("fp4", dest, f" op_sel:[{byte & 1},{byte >> 1},0]" if byte else "", 8 * byte, words, scales,
+                 mantissas)
 
 
 def test_scaled_decode_by_hand():
@@ -114,3 +141,9 @@ def test_scaled_decode_by_hand():
         assert vgpr(ctx, 1, 1).view(np.float32)[0] == 0.25, engine_name
         ctx = run("v_cvt_scalef32_f32_fp8 v1, v2, v3", engine_name, "gfx950", v2=0x38, v3=0x7F800000)
         assert math.isnan(vgpr(ctx, 1, 1).view(np.float32)[0]), engine_name
+        # fp4 0x7 = 6.0, 0xa = -1.0 (byte 1), scale 2^-1; -0.0 (0x8) keeps its sign
+        ctx = run("v_cvt_scalef32_pk_f32_fp4 v[4:5], v2, v3 op_sel:[1,0,0]", engine_name, "gfx950",
+                  v2=0xA700, v3=np.float32(0.5).view(np.uint32))
+        assert list(vgpr(ctx, 4, 1).view(np.float32)) + list(vgpr(ctx, 5, 1).view(np.float32)) == [3.0, -0.5]
+        ctx = run("v_cvt_scalef32_pk_f16_fp4 v4, v2, v3", engine_name, "gfx950", v2=0x08, v3=0x3F800000)
+        assert vgpr(ctx, 4, 1)[0] == 0x8000, engine_name

@@ -6,7 +6,8 @@ of such a view is its byte decoded to f32 in the target's format (``fp8_to_f32(x
 store writes the byte (``x.b8``), and a conversion without a format argument takes the target's
 (FP8_FNUZ: gfx942's FNUZ formats, else OCP's; the emulator's operand code provides it).
 
-gfx950's block-scaled decodes (``fp8_to_f16_scale(x.fp8, scale.u8)``) take an E8M0 scale byte: the value
+The 4- and 6-bit views (``x.fp4``, ``x.fp6``, ``x.bf6``) are read as their exact f32 value, written as
+arithmetic on the code's fields. gfx950's block-scaled decodes (``fp8_to_f16_scale(x.fp8, scale.u8)``) take an E8M0 scale byte: the value
 is the decoded element times 2^(scale - 127), rounded once to the destination type, and the scale 0xFF
 is NaN (the OCP microscaling spec's E8M0). They are written as that arithmetic (``ldexp`` in f32, exact
 for these elements short of f32's denormal range, then a conversion), so no engine needs a helper.
@@ -23,12 +24,30 @@ DECODERS = {DataType("fp", 8): "fp8_to_f32", DataType("bf", 8): "bf8_to_f32"}
 CONVERSIONS = frozenset({"fp8_to_f32", "bf8_to_f32", "f32_to_fp8", "f32_to_bf8"})
 FORMAT = ir.Name("FP8_FNUZ")
 BYTE, BITS = DataType("u", 8), DataType("b", 8)
-SCALED_DECODE = re.compile(r"(?:fp8|bf8)_to_(f32|f16|bf16)_scale")
-F32 = DataType("f", 32)
+SCALED_DECODE = re.compile(r"(?:fp8|bf8|fp4|fp6|bf6)_to_(f32|f16|bf16)_scale")
+F32, I32, U32 = DataType("f", 32), DataType("i", 32), DataType("u", 32)
+# OCP's elements without infinities or NaNs (FP4 E2M1, FP6 E2M3, BF6 E3M2): exponent and mantissa bits, bias
+SMALL_FORMATS = {DataType("fp", 4): (2, 1, 1), DataType("fp", 6): (2, 3, 1), DataType("bf", 6): (3, 2, 3)}
+
+
+def _small_decode(code: ir.Expr, exp_bits: int, man_bits: int, bias: int) -> ir.Expr:
+    """The exact f32 value of a 4- or 6-bit element (``code``'s low bits): the significand as an integer
+    (with the hidden bit unless denormal) times 2^(max(e, 1) - bias - M), negated for the sign bit."""
+    def bits(shift: int, width: int) -> ir.Expr:
+        return ir.Binary("&", ir.Binary(">>", code, ir.IntLit(shift, None)), ir.IntLit((1 << width) - 1, None))
+
+    exponent, mantissa = bits(man_bits, exp_bits), bits(0, man_bits)
+    normal = ir.Binary("!=", exponent, ir.IntLit(0, None))
+    significand = ir.Ternary(normal, ir.Binary("|", mantissa, ir.IntLit(1 << man_bits, None)), mantissa)
+    power = ir.Binary("-", ir.Cast(I32, ir.Ternary(normal, exponent, ir.IntLit(1, None))),
+                      ir.IntLit(bias + man_bits, None))
+    magnitude = ir.Call("ldexp", (ir.Call("u32_to_f32", (ir.Cast(U32, significand),)), power))
+    negative = ir.Binary("!=", bits(exp_bits + man_bits, 1), ir.IntLit(0, None))
+    return ir.Ternary(negative, ir.Unary("-", magnitude), magnitude)
 
 
 def _scaled_decode(dest: str, element: ir.Expr, scale: ir.Expr) -> ir.Expr:
-    """``element`` (an fp8/bf8 view, or a variable a view was read into) times 2^(``scale`` - 127) in ``dest``;
+    """``element`` (an fp8/bf8/fp4/fp6/bf6 view, or a variable a view was read into) times 2^(``scale`` - 127) in ``dest``;
     NaN for the scale 0xFF."""
     value = ir.Call("ldexp", (lowered(element),
                               ir.Binary("-", ir.Cast(DataType("i", 32), ir.View(lowered(scale), BYTE)),
@@ -47,6 +66,8 @@ def lowered(node: ir.Node) -> ir.Node:
             return ir.Assign(ir.View(lowered(base), BITS), lowered(value), op)
         case ir.Call(func, (ir.View(base, dtype),)) if DECODERS.get(dtype) == func:
             return ir.Call(func, (ir.View(lowered(base), BYTE), FORMAT))
+        case ir.View(base, dtype) if dtype in SMALL_FORMATS:
+            return _small_decode(ir.View(lowered(base), U32), *SMALL_FORMATS[dtype])
         case ir.View(base, dtype) if dtype in DECODERS:
             return ir.Call(DECODERS[dtype], (ir.View(lowered(base), BYTE), FORMAT))
         case ir.Call(func, (arg,)) if func in CONVERSIONS:
