@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from asm_dispatch import Dispatch
 from test_hardware_instructions import ENGINES, LANES, _fp8_values, run, vgpr
 
 WORDS = st.lists(st.integers(0, 2**32 - 1), min_size=LANES, max_size=LANES)
@@ -27,14 +28,15 @@ def _small_values(exp_bits: int, man_bits: int) -> list[float]:
     return values
 
 
-FP4 = _small_values(2, 1)
-assert FP4[:8] == [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]  # the OCP spec's E2M1 table
+SMALL = {"fp4": _small_values(2, 1), "fp6": _small_values(2, 3), "bf6": _small_values(3, 2)}
+assert SMALL["fp4"][:8] == [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]  # the OCP spec's E2M1 table
+assert max(SMALL["fp6"]) == 7.5 and max(SMALL["bf6"]) == 28.0  # E2M3's and E3M2's largest values
 
 
 def _scaled(code: int, kind: str, scale: int) -> float:
     """The exact value of ``code`` times 2^(scale - 127) as a double (exact: at most 4 significant bits
     and exponents within [-143, 143]); NaN for the NaN codes and the scale 0xFF."""
-    value = FP4[code] if kind == "fp4" else _fp8_values(kind, False)[code]
+    value = SMALL[kind][code] if kind in SMALL else _fp8_values(kind, False)[code]
     return math.nan if value is None or scale == 0xFF else math.ldexp(value, scale - 127)
 
 
@@ -128,6 +130,29 @@ def test_scaled_pair_to_floats(kind, dest, word, words, scales, mantissas):
 def test_scaled_fp4_pair_to_floats(dest, byte, words, scales, mantissas):
     _check_pairs("fp4", dest, f" op_sel:[{byte & 1},{byte >> 1},0]" if byte else "", 8 * byte, words, scales,
                  mantissas)
+
+
+@pytest.mark.parametrize("kind", ["fp6", "bf6"])
+@pytest.mark.parametrize("dest", ["f32", "f16", "bf16"])
+@settings(max_examples=4, deadline=None)
+@given(words=st.lists(WORDS, min_size=6, max_size=6), scales=SCALES, mantissas=MANTISSAS)
+def test_scaled_pk32_6_bit_to_floats(kind, dest, words, scales, mantissas):
+    """32 six-bit elements packed from bit 0 of v[40:45] (element i at bit 6i) to v[0:31] or v[0:15]."""
+    bits = 32 if dest == "f32" else 16
+    regs = 32 * bits // 32
+    packed = [sum(words[r][lane] << 32 * r for r in range(6)) for lane in range(LANES)]
+    for engine_name in ENGINES:
+        d = Dispatch("gfx950", 64, vgprs=64)
+        for r in range(6):
+            d.vgpr[0, 40 + r, :LANES] = words[r]
+        d.vgpr[0, 46, :LANES] = _s1(scales, mantissas)
+        ctx = d(f"v_cvt_scalef32_pk32_{dest}_{kind} v[0:{regs - 1}], v[40:45], v46", engine_name)
+        for lane in range(LANES):
+            result = sum(int(ctx.waves.vgpr[0, r, lane]) << 32 * r for r in range(regs))
+            for element in range(32):
+                got = result >> bits * element & ((1 << bits) - 1)
+                want = _scaled(packed[lane] >> 6 * element & 0x3F, kind, scales[lane])
+                _assert_element(got, want, dest, (engine_name, lane, element))
 
 
 def test_scaled_decode_by_hand():
