@@ -95,11 +95,14 @@ if sys.argv[2].startswith("fault_"):
     address = data.uop.buffer._buf.va_addr
     if sys.argv[2] == "fault_ring":  # the compute queue's ring itself: the CP's fetch faults
         address = device.compute_queue.params[0]
+    # the kernel runs once before its PTE breaks: compiled and bound then, the faulting run reaches its
+    # fault at once (AM's hang check gives a wait 30 s whatever HCQDEV_WAIT_TIMEOUT_MS says; a cold
+    # native build on a loaded CI machine outlasted it and AM found the IH ring still empty)
+    programs = []
+    launch.hooks.append(lambda dispatch, proceed: programs.append(dispatch.program) or proceed())
+    (data + 1).tolist()
+    launch.hooks.pop()
     if sys.argv[2] == "fault_execute":  # the kernel's code: the waves' instruction fetch faults
-        programs = []
-        launch.hooks.append(lambda dispatch, proceed: programs.append(dispatch.program) or proceed())
-        (data + 1).tolist()
-        launch.hooks.pop()
         address = programs[-1]
     cleared = {"fault_valid": am.AMDGPU_PTE_VALID, "fault_read": am.AMDGPU_PTE_READABLE,
                "fault_ring": am.AMDGPU_PTE_VALID, "fault_execute": am.AMDGPU_PTE_EXECUTABLE}[sys.argv[2]]
