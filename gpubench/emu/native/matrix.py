@@ -68,11 +68,9 @@ class _Layout:
         self.n = op.b_where.reg.shape[1]
         self.tables = {name: np.stack([where.reg.ravel(), where.lane.ravel(), where.shift.ravel()]).astype(np.int32)
                        for name, where in (("a", op.a_where), ("b", op.b_where), ("cd", op.cd_where))}
-        self.signs = {}  # NEG / NEG_HI on A or B: each element times +-1.0, as the reference does
-        for name, where, negate in (("a", op.a_where, op.negate_a), ("b", op.b_where, op.negate_b)):
-            if any(negate):
-                self.signs[name] = np.where(where.shift.ravel() == 0, -1.0 if negate[0] else 1.0,
-                                            -1.0 if negate[1] else 1.0)
+        # NEG / NEG_HI on A or B: each element times +-1.0, as the reference does
+        self.signs = {name: reference.half_signs(where, negate).ravel() for name, where, negate in
+                      (("a", op.a_where, op.negate_a), ("b", op.b_where, op.negate_b)) if any(negate)}
         digest = hashlib.sha256()
         for array in (*self.tables.values(), *self.signs.values()):
             digest.update(array.tobytes())
@@ -96,7 +94,7 @@ class _Layout:
                   for name, values in self.tables.items()}
         signs = {name: _constant(module, f"{name}_signs", F64, values) for name, values in self.signs.items()}
         for name, kind, into, operand in (("a", op.a_kind, a, 0), ("b", op.b_kind, bt, 1)):
-            self._gather(module, b, vgpr, Operands.read(b, record, operand), tables[name], signs.get(name), kind, into)
+            self._gather(b, vgpr, Operands.read(b, record, operand), tables[name], signs.get(name), kind, into)
         c_base = Operands.read(b, record, 3)
         inline = b.bitcast(Operands.read(b, record, 4), F64)
         with b.if_else(b.icmp_signed("<", c_base, const(0))) as (constant, registers):
@@ -106,7 +104,7 @@ class _Layout:
                     return []
                 counted_loop(b, self.blocks * self.m * self.n, [], fill)
             with registers:
-                self._gather(module, b, vgpr, c_base, tables["cd"], None, op.out, c)
+                self._gather(b, vgpr, c_base, tables["cd"], None, op.out, c)
         if op.abs_c or op.negate_c:
             self._modify_c(module, b, c)
         self._products(b, vgpr, Operands.read(b, record, 2), tables["cd"], a, bt, c)
@@ -120,7 +118,7 @@ class _Layout:
         reg, lane, shift = field(0), field(1), field(2)
         return b.add(b.mul(b.add(base, reg), const(self.wave_size)), lane), shift
 
-    def _gather(self, module, b, vgpr, base, table, sign_table, kind: str, into: ir.Value) -> None:
+    def _gather(self, b, vgpr, base, table, sign_table, kind: str, into: ir.Value) -> None:
         count = table.type.pointee.count // 3
 
         def body(b, e, _):

@@ -290,10 +290,14 @@ def inline_accumulator(value: int, kind: str) -> int | None:
     return opnd.constant_bits(value, BITS[kind], f"FMT_NUM_{kind}")
 
 
-def _negate_halves(values: np.ndarray, where: Placement, negate: tuple[bool, bool]) -> np.ndarray:
+def half_signs(where: Placement, negate: tuple[bool, bool]) -> np.ndarray:
+    """NEG / NEG_HI on 16-bit inputs: -1.0 for the elements in a VGPR's low / high half they negate."""
     low, high = negate
-    sign = np.where(where.shift == 0, -1.0 if low else 1.0, -1.0 if high else 1.0)
-    return values * sign[None]
+    return np.where(where.shift == 0, -1.0 if low else 1.0, -1.0 if high else 1.0)
+
+
+def _negate_halves(values: np.ndarray, where: Placement, negate: tuple[bool, bool]) -> np.ndarray:
+    return values * half_signs(where, negate)[None]
 
 
 def matrix_operands(inst: Instruction, sparse: bool) -> tuple[int, int, int, int | None, int | None]:
