@@ -7,7 +7,7 @@ import sys
 import click
 
 from gpubench.debug_cli import debug as debug_command
-from gpubench.debug_cli import replay as replay_command
+from gpubench.debug_cli import compare as compare_command
 from gpubench.isa.arch import ISA, UnknownTarget
 from gpubench.isa.targets import TARGETS
 from gpubench.runner import run as run_command
@@ -75,7 +75,7 @@ def main() -> None:
 
 main.add_command(run_command)
 main.add_command(debug_command)
-main.add_command(replay_command)
+main.add_command(compare_command)
 
 
 @main.command()

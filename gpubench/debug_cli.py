@@ -1,5 +1,5 @@
-"""`gpubench debug` (a kernel of a code object, a recorded dispatch, or a dispatch of a tinygrad run
-caught as it starts) and `gpubench replay` (a recorded dispatch run again and compared)."""
+"""`gpubench debug` (a kernel of a code object, a recorded launch, or a dispatch of a tinygrad run
+caught as it starts) and `gpubench compare` (a bundle's launches run again and compared)."""
 from __future__ import annotations
 
 import click
@@ -12,8 +12,8 @@ import click
 @click.option("--block", default="64", show_default=True, help="work-items per workgroup: X[,Y[,Z]]")
 @click.option("--arg", "arg_specs", multiple=True,
               help="in order: a .npy file, zeros:f32:1024 / ones:i32:64 / arange:u32:256, or a scalar (2.0, u64:7)")
-@click.option("--recorded", type=click.Path(exists=True, file_okay=False),
-              help="debug a dispatch saved by `gpubench run --record` (DIR/dispatch-N) instead")
+@click.option("--recorded", type=click.Path(exists=True, dir_okay=False),
+              help="debug a launch saved by `gpubench run --record` (DIR/launches/NAME.json) instead")
 @click.option("--run", "run_target", metavar="SUITE_OR_SCRIPT",
               help="run a tinygrad test suite or script on the emulated machine (--dev: MOCKKFD or MOCKPCI) "
                    "and stop when a dispatch of --kernel starts")
@@ -30,7 +30,8 @@ def debug(code_object: str | None, kernel: str | None, grid: str, block: str, ar
           recorded: str | None, run_target: str | None, kernel_glob: str | None, dispatch_index: int | None, dev: str,
           command_file, batch: bool, trace, timeline, fidelity: bool, no_record: bool) -> None:
     """Debug KERNEL of CODE_OBJECT instruction by instruction, with a gdb-like prompt (help lists the
-    commands); or a recorded dispatch (--recorded DIR); or a dispatch of a tinygrad run (--run)."""
+    commands); or a recorded launch (--recorded DIR/launches/NAME.json); or a dispatch of a tinygrad
+    run (--run)."""
     from gpubench.debug.session import Session
 
     drive = lambda session, name: _drive(session, name, command_file, batch, trace, timeline, fidelity)
@@ -48,11 +49,15 @@ def debug(code_object: str | None, kernel: str | None, grid: str, block: str, ar
         raise SystemExit(status)
     if recorded:
         from gpubench.debug import replay
-        launch = replay.load(recorded)
+        from gpubench.debug.bundle import BundleError
+        try:
+            launch = replay.load(recorded)
+        except BundleError as e:
+            raise click.ClickException(str(e)) from None
         drive(Session(launch, launch.labels(), record=not no_record), launch.name)
         return
     if not (code_object and kernel):
-        raise click.UsageError("give CODE_OBJECT KERNEL, --recorded DIR or --run SUITE_OR_SCRIPT")
+        raise click.UsageError("give CODE_OBJECT KERNEL, --recorded LAUNCH.json or --run SUITE_OR_SCRIPT")
     import gpubench
     from gpubench.debug import args
     from gpubench.isa.codeobject import CodeObject
@@ -97,22 +102,36 @@ def _drive(session, name: str, command_file, batch: bool, trace, timeline, fidel
 
 
 @click.command()
-@click.argument("dispatch_dir", type=click.Path(exists=True, file_okay=False))
-@click.option("--compare", is_flag=True, help="compare the memory it writes with the recording's; exit 1 if they differ")
-def replay(dispatch_dir: str, compare: bool) -> None:
-    """Run a dispatch saved by `gpubench run --record` (DIR/dispatch-N) alone, on a fresh address space."""
-    from gpubench.debug import replay as replaying
-    from gpubench.emu.launch import run
+@click.argument("bundle", type=click.Path(exists=True, file_okay=False))
+@click.option("--target", default=None, help="run the launches as this target (default: the one each was recorded on)")
+@click.option("--engine", type=click.Choice(["native", "reference"]), default=None,
+              help="what runs the waves (default: GPUBENCH_ENGINE's, native)")
+@click.option("--json-report", "json_report", type=click.File("w"), default=None,
+              help="write every launch's result and differences as JSON")
+def compare(bundle: str, target: str | None, engine: str | None, json_report) -> None:
+    """Run every launch of BUNDLE (`gpubench run --record`, on a GPU or the emulator) again on the
+    emulator, each alone in a fresh address space, and compare what it wrote with the recording.
+    Exits 1 when any launch differs or does not run."""
+    import json
 
-    launch = replaying.load(dispatch_dir)
-    stats = run(launch.ctx)
-    click.echo(f"{launch.name}: {stats.waves} waves, {stats.wave_instructions:,} wave-instructions")
-    if compare:
-        problems = replaying.compare(launch)
-        written = sum(1 for m in launch.manifest["mappings"] if m["after"])
-        for line in problems:
-            click.echo(f"differs: {line}")
-        click.echo(f"{'MISMATCH' if problems else 'match'}: {len(launch.manifest['mappings'])} mappings compared, "
-                   f"{written} written by the recorded dispatch")
-        if problems:
-            raise SystemExit(1)
+    from rich.console import Console
+
+    from gpubench.debug import compare as comparing
+    from gpubench.debug.bundle import BundleError
+    from gpubench.isa.targets import TARGETS
+
+    if target is not None and target not in TARGETS:
+        raise click.BadParameter(f"{target!r}; known: {', '.join(sorted(TARGETS))}", param_hint="--target")
+    try:
+        results = list(comparing.compare_bundle(bundle, target, engine))
+    except BundleError as e:
+        raise click.ClickException(str(e)) from None
+    Console(highlight=False).print(comparing.summary(results))
+    counts = {status: sum(r.status == status for r in results) for status in ("equal", "differs", "error")}
+    click.echo(f"{len(results)} launches: {counts['equal']} equal, {counts['differs']} differ, "
+               f"{counts['error']} did not run")
+    if json_report:
+        json.dump({"bundle": bundle, "target": target, "engine": engine, "counts": counts,
+                   "launches": [r.as_dict() for r in results]}, json_report, indent=1)
+    if not results or counts["equal"] != len(results):
+        raise SystemExit(1)

@@ -1,3 +1,5 @@
+import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -5,6 +7,7 @@ import pytest
 
 import gpubench
 from gpubench.debug import Session
+from gpubench.debug.bundle import BundleWriter, read_blob, read_manifest
 from gpubench.isa.arch import ISA
 from gpubench.isa.elfwriter import assemble_code_object
 
@@ -28,3 +31,21 @@ def reverse_session(reverse_hsaco):
     session = Session.load(dev, reverse_hsaco, "reverse", grid=(1,), block=(64,), args=(src, out))
     yield session, dev, out
     session.close()
+
+
+@pytest.fixture
+def altered_copy():
+    """``alter(bundle, copy, kernel, which, change)``: a copy of ``bundle`` in which ``change(bytes)``
+    was applied to what the first launch of ``kernel`` recorded after it, in the region ``which``
+    picks (its before, when the launch left it unchanged); returns the copy."""
+    def alter(bundle: Path, copy: Path, kernel: str, which, change) -> Path:
+        shutil.copytree(bundle, copy)
+        path = next(p for p in sorted((copy / "launches").glob("*.json")) if read_manifest(p)["kernel"] == kernel)
+        manifest = json.loads(path.read_text())
+        region = next(r for r in manifest["regions"] if which(r))
+        data = read_blob(copy, region["after"] or region["before"], region["size"])
+        change(data)
+        region["after"] = BundleWriter(copy).blob(data)
+        path.write_text(json.dumps(manifest))
+        return copy
+    return alter
