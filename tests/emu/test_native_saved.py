@@ -65,3 +65,8 @@ def test_a_damaged_saved_program_means_binding_afresh(cache):
         path.write_bytes(path.read_bytes()[:40])
     again = _dispatch(cache)
     assert again == dict(v1=EXPECTED, binds=1, reference=0)
+
+
+def test_a_saved_program_holds_its_instructions_not_its_code_window(cache):
+    saved, = (cache / "native" / "programs").glob("*.pickle")
+    assert saved.stat().st_size < 2048  # 5 instructions; the table of the window around them is not saved whole

@@ -4,22 +4,20 @@ A new process pays only ``exec()`` of the cached source. The disk key hashes the
 instruction's identity and the source of the backend and pcode packages themselves, so any change to
 the compiler or the evaluator it mirrors invalidates old entries without a version number to bump.
 
-The directory is ``$GPUBENCH_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/gpubench/semantics`` (default
-``~/.cache/gpubench/semantics``); ``GPUBENCH_CACHE_DIR=off`` keeps everything in memory.
+The directory and its size limit: gpubench.compiler.diskcache.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
 import linecache
-import os
-import tempfile
 from pathlib import Path
 
 from gpubench.compiler.backend.compiled import CompiledOp
 from gpubench.compiler.backend.generate import Generated, generate
 from gpubench.compiler.backend.operands import BackendUnsupported
 from gpubench.compiler.backend.ports import PortSpec
+from gpubench.compiler.diskcache import cache_dir, read, write_atomically
 from gpubench.compiler.pcode import InstructionLibrary, Prose, read_pseudocode
 from gpubench.isa.corrections import hardware_pseudocode
 
@@ -36,16 +34,6 @@ def compiler_fingerprint() -> str:
             digest.update(path.name.encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
-
-
-def cache_dir() -> Path | None:
-    configured = os.environ.get("GPUBENCH_CACHE_DIR")
-    if configured == "off":
-        return None
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gpubench" / "semantics"
 
 
 def pseudocode(arch: str) -> dict[tuple[str, str], str]:
@@ -86,8 +74,9 @@ def _load_or_build(text: str, arch: str, enum: str, name: str) -> CompiledOp:
     digest = hashlib.sha256(identity.encode()).hexdigest()[:24]
     directory = cache_dir()
     path = directory / f"{arch}_{name}_{digest}.py" if directory else None
-    if path is not None and path.exists():
-        return _load(path.read_text(), str(path), arch, enum, name, text, from_disk=True)
+    cached = read(path)
+    if cached is not None:
+        return _load(cached.decode(), str(path), arch, enum, name, text, from_disk=True)
     generated = _build(text, arch, enum, name)
     source = generated.source + _port_table(generated)
     filename = f"<gpubench semantics {arch} {name}>"
@@ -125,15 +114,6 @@ def _load(source: str, filename: str, arch: str, enum: str, name: str, text: str
     outputs = tuple(PortSpec(*p) for p in namespace["OUTPUTS"])
     fn = namespace[namespace["FUNCTION"]]
     return CompiledOp(arch, enum, name, text, source, fn, inputs, outputs, from_disk)
-
-
-def write_atomically(path: Path, data: str | bytes) -> None:
-    """Write a cache file so a concurrent reader sees the old file or the whole new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data.encode() if isinstance(data, str) else data)
-    os.replace(tmp, path)
 
 
 def clear_memory_cache() -> None:

@@ -28,7 +28,8 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 import gpubench
-from gpubench.compiler.backend.cache import cache_dir, compiler_fingerprint, write_atomically
+from gpubench.compiler.backend.cache import compiler_fingerprint
+from gpubench.compiler.diskcache import cache_dir, read, write_atomically
 from gpubench.compiler.backend.operands import BackendUnsupported
 from gpubench.compiler.backend.ports import PortSpec
 from gpubench.compiler.native import ufuncs
@@ -114,13 +115,13 @@ def compile_batch(entries: list[tuple[str, str, str, str]]) -> Batch:
     directory = native_cache_dir()
     table_path = directory / f"{key}.json" if directory else None
     object_path = directory / f"{key}.o" if directory else None
-    if table_path is not None and table_path.exists() and object_path.exists():
+    stored, data = read(table_path), read(object_path)
+    if stored is not None and data is not None:
         try:
-            table = json.loads(table_path.read_text())
-            data = object_path.read_bytes()
-        except (OSError, ValueError):
+            table = json.loads(stored)
+        except ValueError:
             table = None
-        if table is not None and table.get("format") == _FORMAT:
+        if isinstance(table, dict) and table.get("format") == _FORMAT:
             functions = _link(llvm.parse_assembly(""), key, cached=data, table=table, object_path=None)
             STATS["disk_loads"] += 1
             return Batch(key, functions, _refusals(table), True, time.perf_counter() - start)

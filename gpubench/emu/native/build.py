@@ -20,8 +20,8 @@ from pathlib import Path
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from gpubench.compiler.backend.cache import write_atomically
 from gpubench.compiler.backend.operands import BackendUnsupported
+from gpubench.compiler.diskcache import read, write_atomically
 from gpubench.compiler.native.jit import environment_key, native_cache_dir, optimise, target_machine
 from gpubench.compiler.native.lower import counted_loop  # noqa: F401 - the handlers' lane loops
 
@@ -103,7 +103,7 @@ def _build(codes: list[Code]) -> None:
     for code in codes:
         name = digest(code.key)
         path = directory / f"{name}.o" if directory else None
-        data = _read(path)
+        data = read(path)
         if data is not None:
             module = llvm.parse_assembly("")
             cached[name] = data
@@ -141,15 +141,6 @@ def _build(codes: list[Code]) -> None:
         if not address:
             raise RuntimeError(f"native engine: {symbol(code.key)} is missing from its object ({code.key})")
         _addresses[code.key] = address
-
-
-def _read(path: Path | None) -> bytes | None:
-    if path is None or not path.exists():
-        return None
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
 
 
 def _compile_ir(code: Code, name: str) -> llvm.ModuleRef:

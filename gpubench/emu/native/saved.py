@@ -13,18 +13,19 @@ from __future__ import annotations
 import functools
 import hashlib
 import pickle
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 import gpubench
-from gpubench.compiler.backend.cache import write_atomically
+from gpubench.compiler.diskcache import read, write_atomically
 from gpubench.compiler.native.jit import environment_key, native_cache_dir
 from gpubench.emu.native import build
-from gpubench.emu.native.layout import RECORD_FN
+from gpubench.emu.native.layout import RECORD_FN, Binding
 
-FORMAT = 1  # of the saved file: a change makes every earlier file a miss
-STATE = {"table", "records", "keys", "names", "bound"}
+FORMAT = 2  # of the saved file: a change makes every earlier file a miss
+STATE = {"length", "positions", "entries", "records", "keys", "names", "bound"}
 
 
 @functools.cache
@@ -55,9 +56,11 @@ def save(program) -> None:
     index = {key: i for i, key in enumerate(keys)}
     records = program.records.copy()
     records[:, RECORD_FN] = [index[key] for key in program.keys]
-    state = dict(table=program.table, records=records, keys=keys, names=program.names, bound=program.bound)
+    positions = np.flatnonzero(program.table != Binding.UNBOUND).astype(np.int32)  # most of a window is not code
+    state = dict(length=len(program.table), positions=positions, entries=program.table[positions], records=records,
+                 keys=keys, names=program.names, bound=program.bound)
     try:
-        write_atomically(path, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+        write_atomically(path, zlib.compress(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), 1))
     except OSError:
         pass
 
@@ -65,20 +68,22 @@ def save(program) -> None:
 def load(program) -> bool:
     """Fill the new, unbound ``program`` from its saved binding; False if there is none to use."""
     path = _path(program.target, program.wave_size, program.vgprs, program.code)
-    if path is None or not path.exists():
+    data = read(path)
+    if data is None:
         return False
     try:
-        state = pickle.loads(path.read_bytes())
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+        state = pickle.loads(zlib.decompress(data))
+    except (zlib.error, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
         return False
     if not isinstance(state, dict) or set(state) != STATE:
         return False
     addresses = build.load(state["keys"])
-    if addresses is None or len(state["table"]) != len(program.table):
+    if addresses is None or state["length"] != len(program.table):
         return False
     records = state["records"]
     program.keys = [state["keys"][i] for i in records[:, RECORD_FN].tolist()]
     records[:, RECORD_FN] = [addresses[key] for key in program.keys]
-    program.table, program.records = state["table"], records
+    program.table[state["positions"]] = state["entries"]
+    program.records = records
     program.names, program.bound = state["names"], state["bound"]
     return True
