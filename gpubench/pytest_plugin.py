@@ -28,8 +28,15 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    if not tinygrad_env.is_emulated(os.environ):
-        return
+    worker = config.workerinput["workerid"] if hasattr(config, "workerinput") else None
+    if tinygrad_env.is_emulated(os.environ):
+        _configure_emulated(config, worker)
+    if os.environ.get("GPUBENCH_SHADOW") or os.environ.get("GPUBENCH_RECORD_AT") == "client":  # any AMD device
+        from gpubench.debug import client_recorder
+        config._gpubench_client = client_recorder.install(os.environ, worker)
+
+
+def _configure_emulated(config, worker: str | None) -> None:
     notes = tinygrad_env.configure(os.environ)
     from gpubench.drivers import tinygrad_seam
     tinygrad_seam.install()
@@ -37,7 +44,6 @@ def pytest_configure(config):
     config._gpubench = {"stats": dict.fromkeys(QueueStats.COUNTERS, 0), "executed": set(), "notes": notes, "recorded": 0,
                         "by_reference": Counter()}
     from gpubench.debug import tools
-    worker = config.workerinput["workerid"] if hasattr(config, "workerinput") else None
     config._gpubench["tools"] = found = tools.install(os.environ, worker)
     config._gpubench["fidelity"] = found.fidelity if found else None
     if not hasattr(config, "workerinput"):  # the controller, or a run without xdist: say it once
@@ -56,6 +62,9 @@ def _machine_stats() -> tuple[dict, set, dict]:
 
 
 def pytest_sessionfinish(session):
+    client = getattr(session.config, "_gpubench_client", None)
+    if client is not None:
+        client.finish()
     state = getattr(session.config, "_gpubench", None)
     if state is None:
         return

@@ -7,9 +7,11 @@ tinygrad seam and summing the emulator statistics over xdist workers (-n N): pro
 the summary ends with gpubench's section, and --json-report writes it as JSON.
 
 The dispatch tools (gpubench.debug.tools) are asked for through the environment, which xdist
-workers inherit, as is the engine (--engine, GPUBENCH_ENGINE): --record DIR saves dispatches for `gpubench replay` and `gpubench debug
---recorded`, --fidelity prints the instructions executed, --trace and --timeline write the first
-dispatch chosen by --dispatch N / --kernel NAME.
+workers inherit, as is the engine (--engine, GPUBENCH_ENGINE): --record DIR saves launches into a
+bundle for `gpubench compare` and `gpubench debug --recorded` (seen by the emulator or, --record-at
+client, by the client: gpubench.debug.client_recorder), --shadow runs each launch on the emulator
+too, --fidelity prints the instructions executed, --trace and --timeline write the first dispatch
+chosen by --dispatch N / --kernel NAME.
 """
 from __future__ import annotations
 
@@ -41,7 +43,12 @@ def suite_path(suite: str) -> str:
 @click.option("--json-report", "json_report", type=click.Path(dir_okay=False, writable=True), default=None,
               help="write the run summary (outcomes, emulator statistics) as JSON")
 @click.option("--record", type=click.Path(file_okay=False), default=None,
-              help="save each dispatch (code, registers, the memory it touched) in DIR/dispatch-N")
+              help="save each kernel launch into the bundle DIR (for `gpubench compare` and `debug --recorded`)")
+@click.option("--record-at", type=click.Choice(["emulator", "client"]), default=None,
+              help="where --record sees launches: inside the emulated GPU (every mapping touched; the default "
+                   "on MOCKKFD/MOCKPCI) or at tinygrad's program launch (any device; the default otherwise)")
+@click.option("--shadow", is_flag=True,
+              help="run every launch on the emulator too, as soon as the device has run it, and report differences")
 @click.option("--fidelity", is_flag=True, help="at the end, every instruction executed, its count and semantics source")
 @click.option("--trace", type=click.Path(dir_okay=False), default=None,
               help="write the chosen dispatch's instruction trace (JSON lines) here")
@@ -51,17 +58,22 @@ def suite_path(suite: str) -> str:
 @click.option("--kernel", default=None, help="choose dispatches of kernels matching this name (a glob) for the tools")
 @click.argument("suite")
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
-def run(dev: str, gpus: int | None, engine: str | None, json_report: str | None, record: str | None, fidelity: bool, trace: str | None,
-        timeline: str | None, dispatch: int | None, kernel: str | None, suite: str, pytest_args: tuple[str, ...]) -> None:
+def run(dev: str, gpus: int | None, engine: str | None, json_report: str | None, record: str | None,
+        record_at: str | None, shadow: bool, fidelity: bool, trace: str | None, timeline: str | None,
+        dispatch: int | None, kernel: str | None, suite: str, pytest_args: tuple[str, ...]) -> None:
     """Run SUITE (built-in name or path) with pytest on emulated GPUs; extra arguments go to pytest
     (e.g. -n 2 for two workers, -k matmul)."""
     import pytest
 
     from gpubench.debug.tools import ENV
+    from gpubench.drivers.tinygrad_env import is_emulated
 
     os.environ["DEV"] = dev
-    tools = {"record": record and os.path.abspath(record), "fidelity": "1" if fidelity else None,
-             "trace": trace and os.path.abspath(trace), "timeline": timeline and os.path.abspath(timeline),
+    record_at = record and (record_at or ("emulator" if is_emulated(os.environ) else "client"))
+    if record_at == "client" or shadow:  # JIT graphs bypass the program launch the client tools hook
+        os.environ.setdefault("JIT", "2")
+    tools = {"record": record and os.path.abspath(record), "record_at": record_at, "shadow": "1" if shadow else None,
+             "fidelity": "1" if fidelity else None, "trace": trace and os.path.abspath(trace), "timeline": timeline and os.path.abspath(timeline),
              "dispatch": None if dispatch is None else str(dispatch), "kernel": kernel}
     for name, value in tools.items():
         if value is not None:

@@ -16,8 +16,9 @@ from gpubench.emu import launch
 from gpubench.emu.executor import Runner
 from gpubench.emu.launch import Dispatch, LaunchStats
 
-ENV = {"record": "GPUBENCH_RECORD", "fidelity": "GPUBENCH_FIDELITY", "trace": "GPUBENCH_TRACE",
-       "timeline": "GPUBENCH_TIMELINE", "dispatch": "GPUBENCH_DISPATCH", "kernel": "GPUBENCH_KERNEL"}
+ENV = {"record": "GPUBENCH_RECORD", "record_at": "GPUBENCH_RECORD_AT", "shadow": "GPUBENCH_SHADOW",
+       "fidelity": "GPUBENCH_FIDELITY", "trace": "GPUBENCH_TRACE", "timeline": "GPUBENCH_TIMELINE",
+       "dispatch": "GPUBENCH_DISPATCH", "kernel": "GPUBENCH_KERNEL"}
 
 
 def selector(index: int | None, kernel: str | None) -> Callable[[Dispatch], bool] | None:
@@ -74,6 +75,8 @@ class Tools:
 def install(environ, worker: str | None = None) -> Tools | None:
     """The tools the environment asks for, as launch hooks; None when it asks for none."""
     get = lambda name: environ.get(ENV[name]) or None
+    if get("record_at") == "client":  # gpubench.debug.client_recorder records instead
+        environ = {key: value for key, value in environ.items() if key != ENV["record"]}
     if not any(get(name) for name in ("record", "fidelity", "trace", "timeline")):
         return None
     if get("kernel") or get("record"):  # names select dispatches and label recordings
