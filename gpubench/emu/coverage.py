@@ -5,6 +5,9 @@ from and whether a test executes it.
   pseudocode with the hardware corrections of gpubench/isa/corrections.py), "manual" (a hand-written
   handler) or "unimplemented" (no handler, or its pseudocode does not compile), as
   `gpubench.emu.ops.semantics_source` says for the instruction encoded in one of its formats.
+- graphics_only: for an unimplemented instruction of the graphics pipeline (images and samplers,
+  exports, GWS ...), its group in graphics_only.RULES; the summary counts these apart from the
+  unemulated compute instructions.
 - executed: the instruction is in tests/emu/executed.json, the record `python tools/coverage_record.py`
   writes from the emulator's test runs (kernel cases and hand-written assembly tests). The record
   is committed and rebuilt by hand; without it, "executed" is unknown (None).
@@ -18,6 +21,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from gpubench.emu import graphics_only
 from gpubench.isa.arch import ISA
 from gpubench.isa.decoder import DecodeError, Instruction, decode
 from gpubench.isa.encoder import encode
@@ -25,6 +29,8 @@ from gpubench.isa.model import Format, InstrDef
 
 RECORD = Path(__file__).resolve().parents[2] / "tests" / "emu" / "executed.json"
 SOURCES = ("pseudocode", "pseudocode+correction", "manual", "unimplemented")
+GRAPHICS_ONLY = "graphics-only"
+CATEGORIES = (*SOURCES, GRAPHICS_ONLY)  # what the summary counts: an unimplemented instruction is one of the last two
 VALU_FAMILIES = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P", "VOPD", "VINTERP")
 SALU_FAMILIES = ("SOP1", "SOP2", "SOPC", "SOPK", "SOPP")
 VGPR_0 = 256  # v0 in the 9-bit source operand space
@@ -39,6 +45,11 @@ class Entry:
     family: str  # the opcode enum's format: VOP1, DS, SOPP ...
     source: str  # one of SOURCES
     executed: bool | None  # None: no record for the target
+    graphics_only: str | None = None  # unimplemented and of the graphics pipeline: its group (graphics_only.py)
+
+    @property
+    def category(self) -> str:
+        return GRAPHICS_ONLY if self.graphics_only else self.source
 
 
 def family_of(idef: InstrDef) -> str:
@@ -106,24 +117,32 @@ def coverage(target: str, record: Path = RECORD) -> list[Entry]:
     isa = ISA.get(target)
     executed = load_record(record)
     names = None if executed is None else executed.get(target, set())
-    return [Entry(idef.name, family_of(idef), semantics_source(isa, idef), None if names is None else idef.name in names)
-            for idef in isa.instructions]
+    entries = []
+    for idef in isa.instructions:
+        family, source = family_of(idef), semantics_source(isa, idef)
+        rule = graphics_only.rule_for(family, idef.name) if source == "unimplemented" else None
+        entries.append(Entry(idef.name, family, source, None if names is None else idef.name in names,
+                             rule.what if rule else None))
+    return entries
 
 
 def summary(entries: list[Entry]) -> dict:
-    """Counts per family (instructions, each source, executed) and the VALU/SALU executed shares."""
+    """Counts per family (instructions, each category, executed), the graphics-only instructions per
+    group, and the VALU/SALU executed shares."""
     families: dict[str, Counter] = {}
     for e in entries:
         counts = families.setdefault(e.family, Counter())
         counts["instructions"] += 1
-        counts[e.source] += 1
+        counts[e.category] += 1
         counts["executed"] += bool(e.executed)
-    result = {"families": {f: {k: c[k] for k in ("instructions", *SOURCES, "executed")}
+    result = {"families": {f: {k: c[k] for k in ("instructions", *CATEGORIES, "executed")}
                            for f, c in sorted(families.items())}}
     total = Counter()
     for c in families.values():
         total.update(c)
-    result["total"] = {k: total[k] for k in ("instructions", *SOURCES, "executed")}
+    result["total"] = {k: total[k] for k in ("instructions", *CATEGORIES, "executed")}
+    groups = Counter(e.graphics_only for e in entries if e.graphics_only)
+    result[GRAPHICS_ONLY] = {rule.what: groups[rule.what] for rule in graphics_only.RULES if groups[rule.what]}
     for group, members in (("VALU", VALU_FAMILIES), ("SALU", SALU_FAMILIES)):
         group_entries = [e for e in entries if e.family in members]
         done = sum(bool(e.executed) for e in group_entries)
@@ -141,7 +160,8 @@ def as_json(target: str, entries: list[Entry]) -> str:
 def as_table(target: str, entries: list[Entry], listing: bool = False) -> str:
     s = summary(entries)
     has_record = any(e.executed is not None for e in entries)
-    header = f"{'family':<10}{'instrs':>7}{'pseudo':>8}{'correct':>8}{'manual':>8}{'unimpl':>8}{'executed':>10}"
+    header = (f"{'family':<10}{'instrs':>7}{'pseudo':>8}{'correct':>8}{'manual':>8}{'unimpl':>8}{'gfxonly':>8}"
+              f"{'executed':>10}")
     lines = [f"instruction coverage of the emulator for {target}", header, "-" * len(header)]
     rows = [*s["families"].items(), ("total", s["total"])]
     for i, (family, c) in enumerate(rows):
@@ -149,7 +169,10 @@ def as_table(target: str, entries: list[Entry], listing: bool = False) -> str:
             lines.append("-" * len(header))
         executed = c["executed"] if has_record else "n/a"
         lines.append(f"{family:<10}{c['instructions']:>7}{c['pseudocode']:>8}{c['pseudocode+correction']:>8}"
-                     f"{c['manual']:>8}{c['unimplemented']:>8}{executed:>10}")
+                     f"{c['manual']:>8}{c['unimplemented']:>8}{c[GRAPHICS_ONLY]:>8}{executed:>10}")
+    groups = ", ".join(f"{what} {n}" for what, n in s[GRAPHICS_ONLY].items())
+    lines.append(f"unemulated compute: {s['total']['unimplemented']}; graphics-only, not emulated: "
+                 f"{s['total'][GRAPHICS_ONLY]}" + (f" ({groups})" if groups else ""))
     for group in ("VALU", "SALU"):
         g = s[group]
         if has_record and g["instructions"]:
@@ -161,5 +184,5 @@ def as_table(target: str, entries: list[Entry], listing: bool = False) -> str:
         lines.append("")
         for e in sorted(entries, key=lambda e: (e.family, e.name)):
             executed = "-" if e.executed is None else "executed" if e.executed else "not-executed"
-            lines.append(f"{e.family:<10}{e.name:<40}{e.source:<22}{executed}")
+            lines.append(f"{e.family:<10}{e.name:<40}{e.category:<22}{executed}")
     return "\n".join(lines)

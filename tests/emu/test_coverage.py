@@ -5,7 +5,7 @@ import pytest
 from click.testing import CliRunner
 
 from gpubench.cli import main
-from gpubench.emu import coverage
+from gpubench.emu import coverage, graphics_only
 from gpubench.isa.arch import ISA
 
 
@@ -34,6 +34,7 @@ def test_every_instruction_of_the_target_is_listed_once_per_opcode(gfx1100):
     entries = coverage.coverage("gfx1100")
     assert len(entries) == len(isa.instructions)
     assert {e.source for e in entries} <= set(coverage.SOURCES)
+    assert {e.category for e in entries} <= set(coverage.CATEGORIES)
     assert gfx1100["V_ADD_F32_E32"].family == "VOP2" and gfx1100["DS_ADD_U32"].family == "DS"
 
 
@@ -76,8 +77,43 @@ def test_command_json_is_well_formed(target):
     assert data["target"] == target
     assert len(data["instructions"]) == len(ISA.get(target).instructions)
     first = data["instructions"][0]
-    assert set(first) == {"name", "family", "source", "executed"}
+    assert set(first) == {"name", "family", "source", "executed", "graphics_only"}
     summary = data["summary"]
     assert summary["total"]["instructions"] == sum(f["instructions"] for f in summary["families"].values())
-    assert summary["total"]["instructions"] == sum(summary["total"][s] for s in coverage.SOURCES)
+    assert summary["total"]["instructions"] == sum(summary["total"][s] for s in coverage.CATEGORIES)
+    assert summary["total"]["graphics-only"] == sum(summary["graphics-only"].values())
     assert 0 < summary["VALU"]["share"] < 1 and 0 < summary["SALU"]["share"] < 1
+
+
+@pytest.mark.parametrize("name,group", [
+    ("IMAGE_SAMPLE", "images and samplers"), ("IMAGE_LOAD", "images and samplers"), ("EXP", "exports"),
+    ("IMAGE_BVH_INTERSECT_RAY", "ray tracing"), ("DS_BVH_STACK_RTN_B32", "ray tracing"), ("DS_GWS_INIT", "GWS"),
+    ("DS_ORDERED_COUNT", "ordered counters"), ("DS_ADD_GS_REG_RTN", "GS registers"),
+    ("LDS_PARAM_LOAD", "pixel parameter loads"), ("S_ENDPGM_ORDERED_PS_DONE", "ordered pixel shading"),
+])
+def test_graphics_pipeline_instructions_are_counted_apart(gfx1100, name, group):
+    entry = gfx1100[name]
+    assert (entry.source, entry.graphics_only, entry.category) == ("unimplemented", group, "graphics-only")
+
+
+def test_emulated_and_compute_instructions_are_not_graphics_only(gfx1100):
+    assert gfx1100["DS_ADD_U32"].graphics_only is None and gfx1100["DS_ADD_U32"].category == "manual"
+    assert gfx1100["GLOBAL_LOAD_B32"].graphics_only is None
+    # every unemulated gfx1100 instruction outside the graphics pipeline is a compute one still to do
+    assert {e.name for e in gfx1100.values() if e.category == "unimplemented"} <= {
+        "S_SUBVECTOR_LOOP_BEGIN", "S_SUBVECTOR_LOOP_END"}
+
+
+def test_every_graphics_only_rule_names_instructions_of_some_target():
+    matched = {rule.what for target in ("gfx1100", "gfx1201", "gfx942", "gfx950")
+               for e in coverage.coverage(target) for rule in graphics_only.RULES if rule.matches(e.family, e.name)}
+    assert matched == {rule.what for rule in graphics_only.RULES}
+
+
+def test_summary_line_separates_compute_from_graphics_only():
+    result = CliRunner().invoke(main, ["isa", "coverage", "--mcpu", "gfx1100"])
+    line = next(line for line in result.output.splitlines() if line.startswith("unemulated compute:"))
+    total = next(line.split() for line in result.output.splitlines() if line.startswith("total"))
+    compute, graphics = int(total[5]), int(total[6])
+    assert line.startswith(f"unemulated compute: {compute}; graphics-only, not emulated: {graphics} (")
+    assert "images and samplers 82" in line and "exports 1" in line
