@@ -8,7 +8,9 @@ wave-instructions, emulation time, summed over xdist workers) and, with --gpuben
 writes them with the test outcome counts as JSON. The dispatch tools `gpubench run` asks for
 through GPUBENCH_* (gpubench.debug.tools: --record, --fidelity, --trace ...) are installed in
 every process that runs tests; the fidelity report and the count of recorded dispatches are
-summed over workers like the statistics.
+summed over workers like the statistics. The client-side tools (--record-at client, --shadow:
+gpubench.debug.client_recorder) work on any AMD device, emulated or not; their counts are summed
+the same way and closed with one summary.
 """
 from __future__ import annotations
 
@@ -33,7 +35,9 @@ def pytest_configure(config):
         _configure_emulated(config, worker)
     if os.environ.get("GPUBENCH_SHADOW") or os.environ.get("GPUBENCH_RECORD_AT") == "client":  # any AMD device
         from gpubench.debug import client_recorder
-        config._gpubench_client = client_recorder.install(os.environ, worker)
+        tools = client_recorder.install(os.environ, worker)
+        if tools is not None:
+            config._gpubench_client = {"tools": tools, "tally": client_recorder.Tally()}
 
 
 def _configure_emulated(config, worker: str | None) -> None:
@@ -64,7 +68,11 @@ def _machine_stats() -> tuple[dict, set, dict]:
 def pytest_sessionfinish(session):
     client = getattr(session.config, "_gpubench_client", None)
     if client is not None:
-        client.finish()
+        done = client["tools"].finish()
+        if hasattr(session.config, "workeroutput"):
+            session.config.workeroutput["gpubench_client"] = done
+        else:
+            client["tally"].add(done)
     state = getattr(session.config, "_gpubench", None)
     if state is None:
         return
@@ -82,6 +90,9 @@ def pytest_sessionfinish(session):
 
 
 def pytest_testnodedown(node, error):
+    client = getattr(node.config, "_gpubench_client", None)
+    if client is not None and "gpubench_client" in getattr(node, "workeroutput", {}):
+        client["tally"].add(node.workeroutput["gpubench_client"])
     state = getattr(node.config, "_gpubench", None)
     if state is not None and "gpubench" in getattr(node, "workeroutput", {}):
         _add(state, node.workeroutput["gpubench"])
@@ -99,8 +110,14 @@ def _add(state: dict, part: dict) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter, config):
+    if hasattr(config, "workerinput"):
+        return
+    client = getattr(config, "_gpubench_client", None)
     state = getattr(config, "_gpubench", None)
-    if state is None or hasattr(config, "workerinput"):
+    if state is None:  # a device gpubench does not emulate: only the client tools have something to say
+        if client is not None:
+            terminalreporter.section("gpubench")
+            _client_lines(terminalreporter, client)
         return
     outcomes = {k: len(terminalreporter.stats.get(k, [])) for k in ("passed", "failed", "skipped", "error", "xfailed")}
     stats = state["stats"]
@@ -119,6 +136,8 @@ def pytest_terminal_summary(terminalreporter, config):
                                     f"({top})")
     if state["recorded"]:
         terminalreporter.write_line(f"recorded {state['recorded']} dispatches in {os.environ.get('GPUBENCH_RECORD')}")
+    if client is not None:
+        _client_lines(terminalreporter, client)
     if state["fidelity"] is not None:
         terminalreporter.section("gpubench fidelity")
         terminalreporter.write_line(state["fidelity"].table())
@@ -129,3 +148,8 @@ def pytest_terminal_summary(terminalreporter, config):
                   "instructions_executed": sorted(state["executed"]), "notes": state["notes"]}
         with open(path, "w") as file:
             json.dump(report, file, indent=2)
+
+
+def _client_lines(terminalreporter, client: dict) -> None:
+    for line in client["tally"].lines(os.environ):
+        terminalreporter.write_line(line)

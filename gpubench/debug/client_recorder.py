@@ -102,12 +102,19 @@ def capture(prg, call: Callable, bufs: tuple, kwargs: dict, index: int) -> tuple
     regions.append(Region({"address": kernargs.va_addr, "size": len(kernarg_bytes), "role": "kernargs",
                            "writable": False, "name": "kernel arguments", "dtype": "uint8"}, kernarg_bytes, kernarg_bytes))
     grid, block = kwargs.get("global_size", (1, 1, 1)), kwargs.get("local_size", (1, 1, 1))
-    manifest = {"source": "client", "index": index, "kernel": prg.name, "target": dev.arch, "device": device_info(dev),
+    manifest = {"source": "client", "index": index, "kernel": prg.name, "test": current_test(),
+                "target": dev.arch, "device": device_info(dev),
                 "grid": [int(g) for g in grid], "block": [int(b) for b in block],
                 "values": [int(v) for v in kwargs.get("vals", ())],
                 "start": {"kind": "code_object", "kernel": prg.name, "descriptor_address": prg.aql_prog_addr,
                           "kernarg_address": kernargs.va_addr, "kernarg_size": len(kernarg_bytes)}}
     return Launch(manifest, regions, bytes(prg.lib)), result
+
+
+def current_test() -> str | None:
+    """The pytest test running the launch (its node id), so that a user can find the launch's source."""
+    running = os.environ.get("PYTEST_CURRENT_TEST")  # "path::name (call)"
+    return running.rsplit(" ", 1)[0] if running else None
 
 
 def hook(on_launch: Callable[[Launch], None]) -> Callable[[], None]:
@@ -173,10 +180,12 @@ class Shadow:
 
     def __call__(self, launch: Launch) -> None:
         from gpubench.debug import compare, replay
-        label = f"{launch.manifest['kernel']} (launch {launch.manifest['index']})"
+        manifest = launch.manifest
+        test = f", {manifest['test']}" if manifest.get("test") else ""
+        label = f"{manifest['kernel']} (launch {manifest['index']}{test})"
         self.compared += 1
         try:
-            recorded = replay.prepare(launch.manifest, launch.regions, Path(label))
+            recorded = replay.prepare(manifest, launch.regions, Path(label))
             result = compare.run_and_compare(recorded)
         except Exception as e:  # a shadow that breaks must not break the suite: it is reported instead
             result = compare.Comparison(label, launch.manifest["kernel"], error=f"{type(e).__name__}: {e}")
@@ -184,10 +193,6 @@ class Shadow:
             self.differing.append(label)
             for line in describe(label, result):
                 print(f"gpubench shadow: {line}", file=self.report, flush=True)
-
-    def summary(self) -> str:
-        return (f"gpubench shadow: {self.compared} launches run on the emulator too, "
-                f"{len(self.differing)} differ" + (f" ({', '.join(self.differing[:5])})" if self.differing else ""))
 
 
 def describe(label: str, result) -> list[str]:
@@ -199,15 +204,44 @@ def describe(label: str, result) -> list[str]:
 
 
 @dataclass
+class Tally:
+    """What the client tools did in a run, summed over xdist workers (each hands its own to the
+    controller): launches recorded, launches shadowed and the labels of those that differed."""
+
+    recorded: int = 0
+    shadowed: int = 0
+    differing: list[str] = field(default_factory=list)
+
+    def add(self, part: dict) -> None:
+        self.recorded += part["recorded"]
+        self.shadowed += part["shadowed"]
+        self.differing += part["differing"]
+
+    def lines(self, environ) -> list[str]:
+        """The run's closing lines for the tools ``environ`` asked for."""
+        from gpubench.debug.tools import ENV
+        lines = []
+        if environ.get(ENV["shadow"]):
+            shown = ", ".join(self.differing[:5]) + (", ..." if len(self.differing) > 5 else "")
+            lines.append(f"gpubench shadow: {self.shadowed} launches run on the emulator too, "
+                         f"{len(self.differing)} differ" + (f": {shown}" if self.differing else ""))
+        if environ.get(ENV["record_at"]) == "client":
+            lines.append(f"recorded {self.recorded} launches at the client in {environ.get(ENV['record'])}")
+        return lines
+
+
+@dataclass
 class ClientTools:
     recorder: ClientRecorder | None
     shadow: Shadow | None
     undo: Callable[[], None]
 
-    def finish(self) -> None:
+    def finish(self) -> dict:
+        """Unhook tinygrad; what this process did, as a Tally's parts (plain data: xdist carries it)."""
         self.undo()
-        if self.shadow:
-            print(self.shadow.summary(), file=self.shadow.report, flush=True)
+        return {"recorded": len(self.recorder.saved) if self.recorder else 0,
+                "shadowed": self.shadow.compared if self.shadow else 0,
+                "differing": self.shadow.differing if self.shadow else []}
 
 
 def install(environ, worker: str | None = None) -> ClientTools | None:

@@ -17,8 +17,9 @@ from click.testing import CliRunner
 
 from gpubench.debug import compare, replay
 from gpubench.debug.bundle import BundleError, read_blob
-from gpubench.debug.client_recorder import Launch, Shadow
+from gpubench.debug.client_recorder import Launch, Shadow, Tally
 from gpubench.debug_cli import compare as compare_command
+from gpubench.debug_cli import debug
 from gpubench.isa.codeobject import CodeObject
 from test_record import SUITE, gpubench, launches
 
@@ -108,9 +109,28 @@ def test_another_target_runs_the_code_where_its_encoding_allows(client_bundle, t
 
 
 def test_shadow_mode_reports_nothing_when_the_emulator_agrees(tmp_path):
-    done = gpubench("run", "--dev", "MOCKKFD+AMD", "--shadow", str(SUITE), "-q", cwd=tmp_path)
+    """On two xdist workers (one test each): one summary for the run, the workers' launches summed."""
+    done = gpubench("run", "--dev", "MOCKKFD+AMD", "--shadow", str(SUITE), "-q", "-n", "2", cwd=tmp_path)
     assert "2 passed" in done.stdout
-    assert "gpubench shadow: 2 launches run on the emulator too, 0 differ" in done.stderr
+    summaries = [line for line in (done.stdout + done.stderr).splitlines() if "launches run on the emulator" in line]
+    assert summaries == ["gpubench shadow: 2 launches run on the emulator too, 0 differ"]
+
+
+def test_a_client_recording_on_two_workers_names_each_launchs_test(tmp_path):
+    done = gpubench("run", "--dev", "MOCKKFD+AMD", "--record", "bundle", "--record-at", "client", str(SUITE), "-q",
+                    "-n", "2", cwd=tmp_path)
+    assert f"recorded 2 launches at the client in {tmp_path / 'bundle'}" in done.stdout
+    assert {path.name.split("-")[0] for path in (tmp_path / "bundle" / "launches").iterdir()} == {"gw0", "gw1"}
+    tests = {json.loads(path.read_text())["test"] for path in (tmp_path / "bundle" / "launches").iterdir()}
+    assert tests == {f"tests/debug/data/tinygrad_suite.py::{name}" for name in ("test_add", "test_matmul")}
+
+
+def test_a_client_recorded_launch_debugs_alone(client_bundle, tmp_path):
+    commands = tmp_path / "cmds"
+    commands.write_text("break global_store_b128\ncontinue\nsi\nx/4fw s[4:5]\n")  # E_4's output pointer
+    debugged = CliRunner().invoke(debug, ["--recorded", str(launches(client_bundle)["E_4"]), "-x", str(commands), "--batch"])
+    assert debugged.exit_code == 0 and "<E_4+0x" in debugged.output, debugged.output
+    assert debugged.output.rstrip().endswith(": 11 22 33 44"), debugged.output  # 1 + 10, 2 + 20, ...
 
 
 def test_shadow_mode_reports_a_launch_whose_results_differ(client_bundle):
@@ -123,8 +143,10 @@ def test_shadow_mode_reports_a_launch_whose_results_differ(client_bundle):
     shadow = Shadow(stream)
     shadow(Launch(recorded.manifest, regions, b""))
     line = stream.getvalue()
-    assert "E_4 (launch 0): argument 0 (float32 x 4): 1 differ, first [0]: device -11.0, emulator 11.0" in line, line
-    assert shadow.summary().endswith("1 differ (E_4 (launch 0))")
+    label = "E_4 (launch 0, tests/debug/data/tinygrad_suite.py::test_add)"
+    assert f"{label}: argument 0 (float32 x 4): 1 differ, first [0]: device -11.0, emulator 11.0" in line, line
+    tally = Tally(shadowed=shadow.compared, differing=shadow.differing)
+    assert tally.lines({"GPUBENCH_SHADOW": "1"}) == [f"gpubench shadow: 1 launches run on the emulator too, 1 differ: {label}"]
 
 
 @pytest.mark.parametrize("dtype,width", [(np.float16, 2), (np.float32, 4), (np.float64, 8)])
