@@ -101,17 +101,23 @@ def _drive(session, name: str, command_file, batch: bool, trace, timeline, fidel
         click.echo(report.table())
 
 
-@click.command()
+@click.command(short_help="Run a bundle's launches again on the emulator and compare.")
 @click.argument("bundle", type=click.Path(exists=True, file_okay=False))
-@click.option("--target", default=None, help="run the launches as this target (default: the one each was recorded on)")
+@click.option("--target", metavar="TARGET", default=None,
+              help="run the launches as this target, e.g. gfx1151 (default: the one each was recorded on)")
 @click.option("--engine", type=click.Choice(["native", "reference"]), default=None,
               help="what runs the waves (default: GPUBENCH_ENGINE's, native)")
-@click.option("--json-report", "json_report", type=click.File("w"), default=None,
+@click.option("--json-report", "json_report", metavar="FILE", type=click.File("w"), default=None,
               help="write every launch's result and differences as JSON")
 def compare(bundle: str, target: str | None, engine: str | None, json_report) -> None:
-    """Run every launch of BUNDLE (`gpubench run --record`, on a GPU or the emulator) again on the
-    emulator, each alone in a fresh address space, and compare what it wrote with the recording.
-    Exits 1 when any launch differs or does not run."""
+    """Run every launch of BUNDLE again on the emulator, each alone in a fresh address space, and
+    compare what it wrote with what the recording says the device wrote: one row per launch.
+
+    BUNDLE is the directory `gpubench run --record DIR` wrote: on a machine with an AMD GPU
+    (--dev AMD --record-at client) or on MOCKKFD/MOCKPCI.
+
+    Exit status: 0 when every launch is equal, 1 when any differs or does not run (or BUNDLE
+    cannot be read)."""
     import json
 
     from rich.console import Console

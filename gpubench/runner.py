@@ -61,8 +61,8 @@ def suite_path(suite: str) -> str:
 def run(dev: str, gpus: int | None, engine: str | None, json_report: str | None, record: str | None,
         record_at: str | None, shadow: bool, fidelity: bool, trace: str | None, timeline: str | None,
         dispatch: int | None, kernel: str | None, suite: str, pytest_args: tuple[str, ...]) -> None:
-    """Run SUITE (built-in name or path) with pytest on emulated GPUs; extra arguments go to pytest
-    (e.g. -n 2 for two workers, -k matmul)."""
+    """Run SUITE (built-in name or path) with pytest on emulated GPUs, or on a real one (--dev AMD,
+    with --record or --shadow); extra arguments go to pytest (e.g. -n 2 for two workers, -k matmul)."""
     import pytest
 
     from gpubench.debug.tools import ENV

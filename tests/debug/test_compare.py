@@ -128,7 +128,8 @@ def test_a_client_recording_on_two_workers_names_each_launchs_test(tmp_path):
 def test_a_client_recorded_launch_debugs_alone(client_bundle, tmp_path):
     commands = tmp_path / "cmds"
     commands.write_text("break global_store_b128\ncontinue\nsi\nx/4fw s[4:5]\n")  # E_4's output pointer
-    debugged = CliRunner().invoke(debug, ["--recorded", str(launches(client_bundle)["E_4"]), "-x", str(commands), "--batch"])
+    launch = launches(client_bundle)["E_4"]
+    debugged = CliRunner().invoke(debug, ["--recorded", str(launch), "-x", str(commands), "--batch"])
     assert debugged.exit_code == 0 and "<E_4+0x" in debugged.output, debugged.output
     assert debugged.output.rstrip().endswith(": 11 22 33 44"), debugged.output  # 1 + 10, 2 + 20, ...
 
@@ -146,7 +147,8 @@ def test_shadow_mode_reports_a_launch_whose_results_differ(client_bundle):
     label = "E_4 (launch 0, tests/debug/data/tinygrad_suite.py::test_add)"
     assert f"{label}: argument 0 (float32 x 4): 1 differ, first [0]: device -11.0, emulator 11.0" in line, line
     tally = Tally(shadowed=shadow.compared, differing=shadow.differing)
-    assert tally.lines({"GPUBENCH_SHADOW": "1"}) == [f"gpubench shadow: 1 launches run on the emulator too, 1 differ: {label}"]
+    summary = f"gpubench shadow: 1 launches run on the emulator too, 1 differ: {label}"
+    assert tally.lines({"GPUBENCH_SHADOW": "1"}) == [summary]
 
 
 @pytest.mark.parametrize("dtype,width", [(np.float16, 2), (np.float32, 4), (np.float64, 8)])
