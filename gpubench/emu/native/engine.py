@@ -15,6 +15,11 @@ order is a function of the program and its inputs only, so runs are deterministi
 workgroup interleave at barriers and reference instructions, not instruction by instruction as in
 the reference engine (results differ only for programs whose waves race on memory).
 
+A wave schedule (schedule.py: `gpubench run --schedule`, GPUBENCH_SCHEDULE, the API's ``schedule=``)
+and the race detector run a dispatch on the reference engine instead (launch.run): this loop runs a
+wave to its next barrier, the order of no schedule but per-wave, and its memory accesses are not
+seen by Python.
+
 Native code of a dispatch over more than a few hundred lanes runs without the GIL, so the client's
 Python threads run meanwhile; a smaller one keeps it (it is over before a thread switch would pay).
 """
@@ -36,7 +41,7 @@ from gpubench.emu.native.lds import bind_lds
 from gpubench.emu.native.loop import loop_code
 from gpubench.emu.native.matrix import bind_matrix
 from gpubench.emu.ops import alu as reference_alu
-from gpubench.emu.ops import control, memory_ops
+from gpubench.emu.ops import control, gpr_index, memory_ops
 from gpubench.emu.ops import lds as reference_lds
 from gpubench.emu.ops import matrix as reference_matrix
 from gpubench.emu.ops import vopd as reference_vopd
@@ -221,6 +226,12 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
             if not (w.state == BARRIER).any():
                 break
             runner.release_barriers()
+            continue
+        indexed = running[(w.mode[running] & gpr_index.GPR_IDX_EN) != 0]
+        if indexed.size:  # VGPR index mode (ops/gpr_index.py): the reference engine runs them until it ends
+            pc = int(w.pc[indexed].min())
+            name = runner.execute(pc, indexed[w.pc[indexed] == pc]).name
+            left[name] = left.get(name, 0) + 1
             continue
         if len(reached) < len(program.records):
             reached = np.concatenate([reached, np.zeros(len(program.records) - len(reached), np.uint8)])

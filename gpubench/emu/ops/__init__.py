@@ -69,7 +69,14 @@ def handler_for(inst: Instruction) -> Handler:
 
 
 def claimed(inst: Instruction) -> tuple[Callable[[Instruction], Handler | None], Handler]:
-    """The factory that claims ``inst`` and the handler it built (the native engine binds by factory)."""
+    """The factory that claims ``inst`` and the handler it built (the native engine binds by factory);
+    a CDNA VALU handler honours VGPR index mode (gpr_index.py)."""
+    from gpubench.emu.ops import gpr_index
+    make, handler = _claimed(inst)
+    return make, gpr_index.relative(inst, handler, lambda moved: _claimed(moved)[1])
+
+
+def _claimed(inst: Instruction) -> tuple[Callable[[Instruction], Handler | None], Handler]:
     _load_factories()
     for make in FACTORIES:
         handler = make(inst)
