@@ -26,14 +26,19 @@ import click
 @click.option("--timeline", type=click.File("w"), help="write a Chrome trace event JSON timeline of the dispatch")
 @click.option("--fidelity", is_flag=True, help="at exit, print each executed instruction's count and semantics source")
 @click.option("--no-record", is_flag=True, help="keep no history: faster, no reverse execution")
+@click.option("--schedule", default=None, metavar="lockstep|per-wave|reverse|random[:SEED]",
+              help="the order waves of a workgroup run in (gpubench/emu/schedule.py); the seed is printed")
 def debug(code_object: str | None, kernel: str | None, grid: str, block: str, arg_specs: tuple[str, ...],
           recorded: str | None, run_target: str | None, kernel_glob: str | None, dispatch_index: int | None, dev: str,
-          command_file, batch: bool, trace, timeline, fidelity: bool, no_record: bool) -> None:
+          command_file, batch: bool, trace, timeline, fidelity: bool, no_record: bool, schedule: str | None) -> None:
     """Debug KERNEL of CODE_OBJECT instruction by instruction, with a gdb-like prompt (help lists the
     commands); or a recorded launch (--recorded DIR/launches/NAME.json); or a dispatch of a tinygrad
     run (--run)."""
     from gpubench.debug.session import Session
+    from gpubench.runner import configure_schedule
 
+    if schedule is not None:
+        configure_schedule(schedule)
     drive = lambda session, name: _drive(session, name, command_file, batch, trace, timeline, fidelity)
     if run_target:
         from gpubench.debug import intercept

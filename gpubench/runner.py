@@ -7,7 +7,8 @@ tinygrad seam and summing the emulator statistics over xdist workers (-n N): pro
 the summary ends with gpubench's section, and --json-report writes it as JSON.
 
 The dispatch tools (gpubench.debug.tools) are asked for through the environment, which xdist
-workers inherit, as is the engine (--engine, GPUBENCH_ENGINE): --record DIR saves launches into a
+workers inherit, as are the engine (--engine, GPUBENCH_ENGINE) and the wave schedule (--schedule,
+GPUBENCH_SCHEDULE: a random one's seed is drawn here, so every worker shares it): --record DIR saves launches into a
 bundle for `gpubench compare` and `gpubench debug --recorded` (seen by the emulator or, --record-at
 client, by the client: gpubench.debug.client_recorder), --shadow runs each launch on the emulator
 too, --fidelity prints the instructions executed, --trace and --timeline write the first dispatch
@@ -33,6 +34,17 @@ def suite_path(suite: str) -> str:
     raise click.BadParameter(f"{suite!r} is neither a built-in suite ({', '.join(known)}) nor a path", param_hint="SUITE")
 
 
+def configure_schedule(text: str) -> None:
+    """--schedule: checked, a random one's seed drawn, handed on (GPUBENCH_SCHEDULE) and printed."""
+    from gpubench.emu.schedule import ENV, Schedule
+    try:
+        chosen = Schedule.parse(text)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--schedule") from None
+    os.environ[ENV] = str(chosen)
+    click.echo(f"gpubench: schedule {chosen} (--schedule {chosen} repeats it)", err=True)
+
+
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.option("--dev", default="MOCKKFD+AMD", show_default=True,
               help="tinygrad device string: MOCKKFD+AMD, MOCKKFD+AMD:LLVM:gfx1100, MOCKPCI+AMD, ...")
@@ -40,6 +52,9 @@ def suite_path(suite: str) -> str:
 @click.option("--engine", type=click.Choice(["native", "reference"]), default=None,
               help="what runs the waves: native code (the default) or the numpy reference engine "
                    "(GPUBENCH_ENGINE)")
+@click.option("--schedule", default=None, metavar="lockstep|per-wave|reverse|random[:SEED]",
+              help="the order waves of a workgroup run in (gpubench/emu/schedule.py; runs the reference engine); "
+                   "the seed is printed")
 @click.option("--json-report", "json_report", type=click.Path(dir_okay=False, writable=True), default=None,
               help="write the run summary (outcomes, emulator statistics) as JSON")
 @click.option("--record", type=click.Path(file_okay=False), default=None,
@@ -58,7 +73,7 @@ def suite_path(suite: str) -> str:
 @click.option("--kernel", default=None, help="choose dispatches of kernels matching this name (a glob) for the tools")
 @click.argument("suite")
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
-def run(dev: str, gpus: int | None, engine: str | None, json_report: str | None, record: str | None,
+def run(dev: str, gpus: int | None, engine: str | None, schedule: str | None, json_report: str | None, record: str | None,
         record_at: str | None, shadow: bool, fidelity: bool, trace: str | None, timeline: str | None,
         dispatch: int | None, kernel: str | None, suite: str, pytest_args: tuple[str, ...]) -> None:
     """Run SUITE (built-in name or path) with pytest on emulated GPUs, or on a real one (--dev AMD,
@@ -82,6 +97,8 @@ def run(dev: str, gpus: int | None, engine: str | None, json_report: str | None,
         os.environ["GPUBENCH_GPUS"] = str(gpus)
     if engine is not None:
         os.environ["GPUBENCH_ENGINE"] = engine
+    if schedule is not None:
+        configure_schedule(schedule)
     args = [suite_path(suite), "-p", "no:cacheprovider", *pytest_args]
     if json_report:
         args += ["--gpubench-json", json_report]

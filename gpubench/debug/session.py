@@ -2,8 +2,9 @@
 fault and the first NaN written to a VGPR, watchpoints, stepping the selected wave forwards and
 backwards, and reading its registers, LDS and memory.
 
-The dispatch runs issue by issue (`Recorder`): an issue executes one instruction for every wave at
-the lowest PC, so stepping "the selected wave" runs the issues up to and including its next one,
+The dispatch runs issue by issue (`Recorder`): an issue executes one instruction for the waves the
+schedule picks (GPUBENCH_SCHEDULE, `gpubench debug --schedule`; lockstep by default: every wave at
+the lowest PC), so stepping "the selected wave" runs the issues up to and including its next one,
 moving other waves as the scheduler does. Reverse execution undoes issues in exact reverse order,
 so the state of every wave and of memory is what it was at that point of the forward run.
 """

@@ -24,6 +24,7 @@ from gpubench.emu import abi, executor
 from gpubench.emu.context import Context
 from gpubench.emu.launch import LaunchStats, prepare_context, run
 from gpubench.emu.memory import PAGE, AddressSpace
+from gpubench.emu.schedule import Schedule
 from gpubench.isa.codeobject import CodeObject, Kernel
 
 HEAP_BASE = 0x1_0000_0000
@@ -136,10 +137,12 @@ class KernelHandle:
         return PreparedLaunch(ctx, self, grid, block, (kernarg.address, packet.address))
 
     def __call__(self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple = (),
-                 watchdog: executor.Watchdog = executor.Watchdog()) -> LaunchStats:
+                 watchdog: executor.Watchdog = executor.Watchdog(), schedule: str | None = None) -> LaunchStats:
+        """Run the kernel; ``schedule`` (schedule.py: lockstep, per-wave, reverse, random[:SEED]) orders
+        the waves of each workgroup, and the returned stats name it with its seed."""
         prepared = self.prepare(grid, block, args)
         try:
-            return run(prepared.ctx, watchdog)
+            return run(prepared.ctx, watchdog, Schedule.parse(schedule) if schedule else None)
         finally:
             prepared.close()
 

@@ -1,8 +1,9 @@
 """Runs a dispatch: all waves of all workgroups, one instruction at a time for every wave that
 stands at the same PC, until every wave has ended.
 
-The waves at the lowest PC go first, so waves that diverged on a branch meet again and run
-together. A wave at s_barrier waits until all waves of its workgroup are at the barrier or done.
+By default (the lockstep schedule) the waves at the lowest PC go first, so waves that diverged on a
+branch meet again and run together; another schedule (schedule.py) picks the waves of a workgroup
+in another order. A wave at s_barrier waits until all waves of its workgroup are at the barrier or done.
 Errors stop the dispatch with what a user needs to act on: the fault's address, the PC with its
 disassembly, the workgroup, wave and lane; the watchdog's dump of every live wave.
 """
@@ -17,6 +18,7 @@ from gpubench.emu.context import Context, ExecutionError
 from gpubench.emu.memory import NOT_EXECUTABLE, PageFault
 from gpubench.emu.ops import Handler, Unsupported
 from gpubench.emu.ops import claimed as ops_claimed
+from gpubench.emu.schedule import LOCKSTEP, Schedule, configured
 from gpubench.emu.waves import EXEC_LO, SGPRS, WaveState
 from gpubench.isa.decoder import DecodeError, Instruction, decode, decides_alone
 from gpubench.isa.disasm import disassemble_at
@@ -132,14 +134,18 @@ class StepResult:
 class Runner:
     """A dispatch that can be driven one issue at a time (the debugger) or run to the end.
 
-    `select` picks the next issue (releasing barriers when no wave can run), `execute` runs it;
-    `release_barriers` is a method so a recorder can see the waves it wakes."""
+    `select` picks the next issue by the schedule (None: GPUBENCH_SCHEDULE's, else lockstep), releasing
+    barriers when no wave can run; `execute` runs it; `release_barriers` is a method so a recorder
+    can see the waves it wakes."""
 
-    def __init__(self, ctx: Context, watchdog: Watchdog = Watchdog()):
+    def __init__(self, ctx: Context, watchdog: Watchdog = Watchdog(), schedule: Schedule | None = None):
+        schedule = schedule or configured() or LOCKSTEP
         self.ctx, self.watchdog = ctx, watchdog
         self.program = Program(ctx)
         self.start = ctx.started
         self.every = ctx.waves.every_wave()
+        self.lockstep = schedule == LOCKSTEP
+        self.pick = schedule.picker(ctx.waves)
 
     def select(self) -> tuple[int, np.ndarray] | None:
         """(pc, waves) of the next issue; None once every wave is done."""
@@ -149,13 +155,11 @@ class Runner:
             # the common case. Two cheap whole-array checks find it without the flatnonzero/gather/min
             # below, and passing `every` lets handlers index by slice (Waves.rows) instead of gathering.
             pc = int(w.pc[0]) if len(every) else 0
-            if len(every) and not w.state.any() and (w.pc == pc).all():  # WaveState.RUNNING == 0
+            if self.lockstep and len(every) and not w.state.any() and (w.pc == pc).all():  # RUNNING == 0
                 return pc, every
             running = np.flatnonzero(w.state == WaveState.RUNNING)
             if running.size:
-                pcs = w.pc[running]
-                pc = int(pcs.min())
-                return pc, running[pcs == pc]
+                return self.pick(running)
             if not (w.state == WaveState.BARRIER).any():
                 return None
             self.release_barriers()
@@ -216,8 +220,8 @@ class Runner:
             execute(*found)
 
 
-def run(ctx: Context, watchdog: Watchdog = Watchdog()) -> None:
-    Runner(ctx, watchdog).run()
+def run(ctx: Context, watchdog: Watchdog = Watchdog(), schedule: Schedule | None = None) -> None:
+    Runner(ctx, watchdog, schedule).run()
 
 
 def hang_report(ctx: Context, program: Program, watchdog: Watchdog) -> str:

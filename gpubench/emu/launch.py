@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from gpubench.emu import abi, executor, symbols
+from gpubench.emu import abi, executor, schedule as schedules, symbols
 from gpubench.emu.context import Context, ExecutionError
 from gpubench.emu.memory import AddressSpace
 from gpubench.emu.native import engine as native_engine
@@ -52,6 +52,7 @@ class LaunchStats:
     executed: set[str] = field(default_factory=set)  # names of the instructions the dispatch reached
     # wave-instructions the native engine left to the reference engine, by instruction name
     by_reference: dict[str, int] = field(default_factory=dict)
+    schedule: str = ""  # the schedule the waves ran in, with its seed ("": the engine's own order)
 
 
 def prepare_context(memory: AddressSpace, target: str, desc: KernelDescriptor, program: int,
@@ -131,7 +132,8 @@ def check_state_fits(groups: int, waves: int, desc: KernelDescriptor, vgprs: int
 def stats(ctx: Context) -> LaunchStats:
     """The LaunchStats of a Context that has run."""
     return LaunchStats(ctx.stats["wave_instructions"], ctx.stats["steps"], ctx.waves.count,
-                       ctx.stats["lane_operations"], ctx.stats.get("executed", set()), ctx.stats.get("by_reference", {}))
+                       ctx.stats["lane_operations"], ctx.stats.get("executed", set()), ctx.stats.get("by_reference", {}),
+                       ctx.stats.get("schedule", ""))
 
 
 def engine() -> str:
@@ -152,9 +154,18 @@ def _native(ctx: Context, watchdog: executor.Watchdog) -> None:
 ENGINES = {"native": _native, "reference": executor.run}
 
 
-def run(ctx: Context, watchdog: executor.Watchdog = executor.Watchdog()) -> LaunchStats:
-    """Run every wave to its end; raises GPUPageFault, WatchdogTimeout or ExecutionError."""
-    ENGINES[engine()](ctx, watchdog)
+def run(ctx: Context, watchdog: executor.Watchdog = executor.Watchdog(),
+        schedule: schedules.Schedule | None = None) -> LaunchStats:
+    """Run every wave to its end; raises GPUPageFault, WatchdogTimeout or ExecutionError.
+
+    A schedule (``schedule``, else GPUBENCH_SCHEDULE) runs on the reference engine: the native loop
+    runs each wave to its next barrier, the order of no schedule but per-wave, and only one at a time."""
+    schedule = schedule or schedules.configured()
+    if schedule is None:
+        ENGINES[engine()](ctx, watchdog)
+    else:
+        ctx.stats["schedule"] = str(schedule)
+        executor.run(ctx, watchdog, schedule)
     return stats(ctx)
 
 

@@ -19,6 +19,10 @@ one of its variants::
 Two cases are meant to fail: ``expect == "fault"`` (a store far outside its buffer: the dispatch
 must end in a page fault at ``case.fault_address(inputs, addresses)``) and ``expect == "hang"``
 (it never ends: the runner's watchdog must stop it). They have no reference.
+Three are racy (``expect == "race"``): a correct kernel with one barrier left out (``<name>_racy``,
+the same source with a macro emptied). Their reference is the correct kernel's; the race tests
+(tests/emu/test_races.py) check that a schedule makes them miss it and the race detector names
+the two instructions.
 
 Buffers hold exactly their arrays (``inputs[name].nbytes``): a kernel writing past its outputs is a
 bug the emulator should report. Output buffers start filled with 0xCD bytes, so an element the
@@ -181,7 +185,7 @@ class Case:
     make_inputs: Callable[[np.random.Generator], dict]  # every argument by name
     reference: Callable[[dict, Variant], dict] | None = None  # the out/inout buffers' final contents
     tolerances: Mapping[str, Tolerance | Piecewise] = field(default_factory=dict)  # per output; default EXACT
-    expect: str = "ok"  # "ok", "fault" or "hang"
+    expect: str = "ok"  # "ok", "fault", "hang" or "race"
     fault_address: Callable[[dict, Mapping[str, int]], int] | None = None  # (inputs, addresses)
     relies_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # variant -> instructions
     min_lds: int = 0  # the group segment the kernel must ask for, at least
@@ -524,6 +528,14 @@ def _reduce_sum_tree(values: np.ndarray, group: int) -> np.ndarray:
         s[:, :stride] = s[:, :stride] + s[:, stride:2 * stride]
         stride //= 2
     return s[:, 0].copy()
+
+
+def _scan_inputs(rng):
+    # full-range words: the sums wrap, as uint arithmetic does
+    return {"in": rng.integers(0, 1 << 32, 2 * 256, dtype=np.uint32), "out": _filled(np.uint32, 512)}
+
+
+_SHAPE = ("grid", "block", "args", "make_inputs", "reference")  # what a racy case shares with its correct one
 
 
 def _matmul_inputs(rng):
@@ -934,6 +946,29 @@ _add(Case(
             "loads with barriers, fmaf chains in k order. Exact."))
 
 _add(Case(
+    "scan_lds", "scan_lds", PORTABLE, (2, 1, 1), (256, 1, 1),
+    (Buffer("in", "uint32"), Buffer("out", "uint32", "out")), _scan_inputs,
+    lambda d, v: {"out": np.cumsum(d["in"].reshape(-1, 256), axis=1, dtype=np.uint32).reshape(-1)},
+    relies_on=_on_gfx1100("ds_store_b32", "ds_load_b32", "s_barrier", "v_add_nc_u32"),
+    min_lds=1024,
+    summary="A per-workgroup inclusive uint32 prefix sum over LDS (Hillis-Steele): every step reads, waits at "
+            "a barrier, adds, waits again. Exact (mod 2^32)."))
+
+_RACY_SUMMARY = "Deliberately racy: {} without {}; a schedule other than lockstep gets it wrong."
+_add(Case(
+    "reduce_sum_racy", "reduce_sum_racy", PORTABLE, *[getattr(CASES["reduce_sum"], f) for f in _SHAPE],
+    expect="race", relies_on=_on_gfx1100("ds_store_b32", "ds_load_b32"), min_lds=1024,
+    summary=_RACY_SUMMARY.format("reduce_sum", "the barrier between the tree's steps (read after write)")))
+_add(Case(
+    "matmul_tiled_racy", "matmul_tiled_racy", PORTABLE, *[getattr(CASES["matmul_tiled"], f) for f in _SHAPE],
+    expect="race", relies_on=_on_gfx1100("ds_store_b32", "ds_load"), min_lds=2 * 32 * 33 * 4,
+    summary=_RACY_SUMMARY.format("matmul_tiled", "the barrier before the next tile's loads (write after read)")))
+_add(Case(
+    "scan_lds_racy", "scan_lds_racy", PORTABLE, *[getattr(CASES["scan_lds"], f) for f in _SHAPE],
+    expect="race", relies_on=_on_gfx1100("ds_store_b32", "ds_load_b32"), min_lds=1024,
+    summary=_RACY_SUMMARY.format("scan_lds", "the barrier between a step's reads and its writes (write after read)")))
+
+_add(Case(
     "wmma_f32_f16", "wmma_f32_f16", GFX1100, (1, 1, 1), (128, 1, 1),
     (Buffer("A", "float16"), Buffer("B", "float16"), Buffer("C", "float32"), Buffer("D", "float32", "out")),
     _wmma_inputs, _wmma_reference,
@@ -1059,4 +1094,5 @@ _add(Case(
             "ends, for the watchdog test."))
 
 GOOD = tuple(c for c in CASES.values() if c.expect == "ok")
-BAD = tuple(c for c in CASES.values() if c.expect != "ok")
+BAD = tuple(c for c in CASES.values() if c.expect in ("fault", "hang"))
+RACY = tuple(c for c in CASES.values() if c.expect == "race")

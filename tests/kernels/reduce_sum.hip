@@ -5,6 +5,10 @@
 // added in exactly the tree's order.
 #include "common.h"
 
+#ifndef STEP_BARRIER  // reduce_sum_racy.hip leaves it out
+#define STEP_BARRIER() syncthreads()
+#endif
+
 KERNEL void reduce_sum(const float *in, float *out) {
   SHARED float partial[256];
   uint t = tid_x(), size = __builtin_amdgcn_workgroup_size_x();
@@ -13,7 +17,7 @@ KERNEL void reduce_sum(const float *in, float *out) {
   for (uint stride = size / 2; stride > 0; stride /= 2) {
     if (t < stride)
       partial[t] += partial[t + stride];
-    syncthreads();
+    STEP_BARRIER();
   }
   if (t == 0)
     out[wg_x()] = partial[0];
