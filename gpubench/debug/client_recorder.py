@@ -67,11 +67,18 @@ def device_info(dev) -> dict:
         info["driver"] = "amdkfd %d.%d" % iface.kfd_ver
         info["kfd_properties"] = {name: iface.props[name] for name in KFD_PROPERTIES if name in iface.props}
     if getattr(iface, "ip_versions", None):
-        info["ip_versions"] = {str(ip): ".".join(map(str, version)) for ip, version in iface.ip_versions.items()}
+        info["ip_versions"] = {ip_name(ip): ".".join(map(str, version)) for ip, version in iface.ip_versions.items()}
     if dev.is_am():
         info["driver"] = "tinygrad AM"
         info["firmware"] = dict(_firmware)
     return info
+
+
+def ip_name(number: int) -> str:
+    """An IP block's number by amdgpu's name for it (GC_HWIP is 1: "GC"), as tinygrad's AM headers give it."""
+    from tinygrad.runtime.autogen.am import am
+    return next((name.removesuffix("_HWIP") for name, value in vars(am).items()
+                 if name.endswith("_HWIP") and value == number), str(number))
 
 
 def read(dev, buffer) -> np.ndarray:

@@ -45,6 +45,7 @@ def test_client_recording_names_the_kernels_buffers_and_device(client_bundle):
     add = manifests["E_4"]
     assert add["source"] == "client" and add["target"] == "gfx1100" and add["start"]["kind"] == "code_object"
     assert add["device"]["driver"].startswith("amdkfd ") and add["device"]["kfd_properties"]["gfx_target_version"] == 110000
+    assert add["device"]["ip_versions"]["GC"] == "11.0.0"  # gfx1100's graphics and compute block
     arguments = [r for r in add["regions"] if r["role"] == "argument"]
     assert [(r["dtype"], r["size"]) for r in arguments] == [("float32", 16)] * 3  # out, a, b
     out = arguments[0]
