@@ -22,6 +22,10 @@ SALU_SOURCES = {"SOP1": ("ssrc0",), "SOP2": ("ssrc0", "ssrc1"), "SOPC": ("ssrc0"
                 "SOPP": ()}
 # STATUS.COND_DBG_SYS/USER, which s_cbranch_cdbg* test: set by a debugger, which the emulator never has
 CONDITIONAL_DEBUG_FLAGS = ("WAVE_STATUS_COND_DBG_SYS", "WAVE_STATUS_COND_DBG_USER")
+# Instructions the manual gives no text that run another's: GFX9's S_RFE_RESTORE_B64 is S_RFE_B64 (PRIV
+# cleared, PC = S0) that also restores the IOMMU address-translation bit of instruction fetch (INST_ATC) from
+# S1[0], which the emulator does not model (inferred from LLVM's operands: a 64-bit PC and a 32-bit S1)
+PSEUDOCODE_OF = {"S_RFE_RESTORE_B64": ("SOP1Op", "S_RFE_B64")}
 
 
 def compiled_semantics(inst: Instruction):
@@ -29,7 +33,7 @@ def compiled_semantics(inst: Instruction):
     or Unsupported). CDNA's manual gives a VOP1/VOP2/VOPC operation's pseudocode in its e32 form only:
     its VOP3 (e64) form, the same operation, takes it from there."""
     idef = inst.idef
-    names = [(idef.enum, idef.name)]
+    names = [(idef.enum, idef.name), *([PSEUDOCODE_OF[idef.name]] if idef.name in PSEUDOCODE_OF else [])]
     if idef.enum == "VOP3Op" and idef.name.endswith("_E64"):
         names += [(enum, idef.name.removesuffix("_E64") + "_E32") for enum in ("VOP1Op", "VOP2Op", "VOPCOp")]
     for enum, name in names:
@@ -126,6 +130,8 @@ def scalar_alu(inst: Instruction):
                 new_pc = value.astype(np.int64)
             elif name == "TRAPSTS_INVALID":  # gfx12's s_min/max_num: a signaling NaN input raises INVALID
                 valu.trap_status(ctx)[waves] |= np.asarray(value, bool).astype(np.uint32) * valu.INVALID
+            elif name == "WAVE_STATUS_PRIV" and not np.any(value):
+                pass  # s_rfe_b64 leaves privileged mode: the emulator runs no trap handler, no wave is privileged
             else:
                 raise Unsupported(f"{inst.name}: the emulator does not take {name} from scalar instructions")
         w.pc[waves] = new_pc if new_pc is not None else w.pc[waves] + inst.size
