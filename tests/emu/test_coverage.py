@@ -2,10 +2,12 @@
 import json
 
 import pytest
+from asm_dispatch import Dispatch
 from click.testing import CliRunner
 
 from gpubench.cli import main
 from gpubench.emu import coverage, graphics_only
+from gpubench.emu.context import ExecutionError
 from gpubench.isa.arch import ISA
 
 
@@ -117,3 +119,10 @@ def test_summary_line_separates_compute_from_graphics_only():
     compute, graphics = int(total[5]), int(total[6])
     assert line.startswith(f"unemulated compute: {compute}; graphics-only, not emulated: {graphics} (")
     assert "images and samplers 82" in line and "exports 1" in line
+
+
+def test_a_graphics_only_instruction_stops_a_kernel_saying_so():
+    with pytest.raises(ExecutionError, match=r"IMAGE_LOAD \(MIMG\): graphics-only \(images and samplers: "):
+        Dispatch("gfx1100")("image_load v[0:3], v4, s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D")
+    with pytest.raises(ExecutionError, match=r"no semantics for S_SUBVECTOR_LOOP_BEGIN \(SOPK\)$"):
+        Dispatch("gfx1100")("s_subvector_loop_begin s0, 0x4")

@@ -82,7 +82,10 @@ def _claimed(inst: Instruction) -> tuple[Callable[[Instruction], Handler | None]
         handler = make(inst)
         if handler is not None:
             return make, handler
-    raise Unsupported(f"no semantics for {inst.name} ({inst.fmt.name})")
+    from gpubench.emu import coverage, graphics_only
+    rule = graphics_only.rule_for(coverage.family_of(inst.idef), inst.name)
+    why = f": graphics-only ({rule.what}: {rule.reason})" if rule else ""
+    raise Unsupported(f"no semantics for {inst.name} ({inst.fmt.name}){why}")
 
 
 def semantics_source(inst: Instruction) -> str:
