@@ -1,6 +1,9 @@
 """The CP thread's share of the interpreter (emu/cp/interpreter.py): a short switch interval while
-any wide dispatch runs, on every GPU's thread, and the idle interval back once none does."""
+any wide dispatch runs, on every GPU's thread, and the idle interval back once none does; a client
+spinning on a signal stands aside while a pass runs."""
 import sys
+import threading
+import time
 
 import pytest
 
@@ -45,3 +48,43 @@ def test_the_interval_in_force_before_comes_back():
     with interpreter.dispatch_running(1 << 16):
         assert sys.getswitchinterval() == pytest.approx(interpreter.WIDE_SWITCH_SECONDS)
     assert sys.getswitchinterval() == pytest.approx(0.0001, rel=0.05)
+
+
+def _spin_on(flag: list, looks: list) -> None:
+    """A client's wait: it looks at memory in Python until the GPU writes it."""
+    while not flag[0]:
+        looks[0] += 1
+
+
+def _looks_during_a_pass(seconds: float = 0.03) -> int:
+    """The main thread spins in `_spin_on` while another thread, like a CP, claims the interpreter
+    and runs a pass of ``seconds`` in Python; how many times the client looked meanwhile."""
+    flag, looks, during = [False], [0], []
+    handoff = interpreter.Handoff()
+
+    def command_processor():
+        time.sleep(0.01)  # the client spins by now
+        handoff.claim()
+        start, end = looks[0], time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+        during.append(looks[0] - start)
+        handoff.pass_done()
+        flag[0] = True
+
+    thread = threading.Thread(target=command_processor)
+    thread.start()
+    _spin_on(flag, looks)
+    thread.join()
+    return during[0]
+
+
+def test_a_client_spinning_in_a_named_loop_stands_aside_for_the_pass():
+    assert _looks_during_a_pass() > 10  # unnamed: it takes every other slice of the interpreter
+    interpreter.spin_wait(_spin_on.__code__)
+    assert _looks_during_a_pass() <= 1  # named: at most the look it was making when the call came
+
+
+def test_a_client_stands_aside_no_longer_than_the_limit():
+    interpreter.spin_wait(_spin_on.__code__)
+    assert _looks_during_a_pass(seconds=4 * interpreter.YIELD_LIMIT_SECONDS) > 10

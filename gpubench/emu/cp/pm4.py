@@ -63,8 +63,7 @@ class PM4Queue(HardwareQueue):
     def execute_packet(self) -> int:
         header = int(self.ring_dwords(self.read_pointer, 1)[0])
         count = self.packet_length(header, self.ring_size // 4)
-        words = self.ring_dwords(self.read_pointer, count)
-        return count + self.execute(words, depth=0)
+        return count + self.execute(self.ring_dwords(self.read_pointer, count).tolist(), depth=0)
 
     @staticmethod
     def packet_length(header: int, available: int) -> int:
@@ -78,13 +77,13 @@ class PM4Queue(HardwareQueue):
             raise QueueError(f"PM4 packet 0x{header:08x} claims {length} dwords, more than the {available} there are")
         return length
 
-    def execute(self, words, depth: int) -> int:
+    def execute(self, words: list[int], depth: int) -> int:
         """Execute one whole packet (header and body); returns how many dwords after it to skip
         (PRED_EXEC for an XCC other than this GPU's one)."""
-        header = int(words[0])
+        header = words[0]
         if header >> 30 == 2:
             return 0
-        opcode, body = (header >> 8) & 0xFF, [int(w) for w in words[1:]]
+        opcode, body = (header >> 8) & 0xFF, words[1:]
         handler = PACKETS.get(opcode)
         if handler is None:
             raise QueueError(f"PM4 opcode 0x{opcode:02x} (header 0x{header:08x}) is not supported by the emulated MEC")
@@ -92,11 +91,11 @@ class PM4Queue(HardwareQueue):
             raise QueueError(f"PM4 {handler[0].__name__.lstrip('_').upper()} needs {handler[1]} body dwords, got {len(body)}")
         return handler[0](self, body, depth) or 0
 
-    def execute_stream(self, words, depth: int) -> None:
+    def execute_stream(self, words: list[int], depth: int) -> None:
         """A stream of whole packets (an indirect buffer)."""
         position = 0
         while position < len(words):
-            length = self.packet_length(int(words[position]), len(words) - position)
+            length = self.packet_length(words[position], len(words) - position)
             position += length + self.execute(words[position:position + length], depth)
 
     # ---- packets ---------------------------------------------------------------------------
@@ -242,7 +241,7 @@ class PM4Queue(HardwareQueue):
         if depth >= MAX_IB_DEPTH:
             raise QueueError(f"indirect buffers nested deeper than {MAX_IB_DEPTH}")
         address, size = (body[0] & ~3) | ((body[1] & 0xFFFF) << 32), body[2] & 0xFFFFF
-        self.execute_stream(self.access.dwords(address, size), depth + 1)
+        self.execute_stream(self.access.dwords(address, size).tolist(), depth + 1)
 
     def _pred_exec(self, body, depth):
         # the emulated GPU executes everything on one XCC, XCC 0: packets for the others are skipped

@@ -104,6 +104,9 @@ def compare(function: int, value: int, reference: int) -> bool:
             value >= reference, value > reference)[function]
 
 
+_NO_DWORDS = np.zeros(0, np.uint32)
+
+
 class HardwareQueue:
     """Base of the three queue kinds: ring geometry, pointers in memory and the doorbell."""
 
@@ -120,6 +123,7 @@ class HardwareQueue:
         self.doorbell, self.doorbell_index = doorbell, doorbell_index
         self.interrupt = interrupt
         self.read_pointer = 0  # in pointer units, counting up without wrapping (as the 64-bit pointers do)
+        self._pending_from, self._pending_until, self._pending = 0, 0, _NO_DWORDS  # see ring_dwords
         self.error: str | None = None
         self.active = True  # amdkfd's QUEUE_IS_ACTIVE: an inactive queue keeps its packets for later
         self.waiting = False  # its next packet waits on memory (WAIT_REG_MEM, an AQL barrier ...)
@@ -130,7 +134,18 @@ class HardwareQueue:
         return int(self.doorbell[self.doorbell_index])
 
     def ring_dwords(self, pointer: int, count: int) -> np.ndarray:
-        """``count`` dwords of the ring from ``pointer`` (in pointer units), wrapping at its end."""
+        """``count`` dwords of the ring from ``pointer`` (in pointer units), wrapping at its end.
+        The packets pending at the read pointer are read in one go, as the CP's prefetcher does, and
+        served from that copy for the rest of the pass (process)."""
+        start = pointer * self.pointer_unit - self._pending_from
+        if not (0 <= start and start + 4 * count <= 4 * len(self._pending)):
+            pending = min((self._pending_until - pointer) * self.pointer_unit, self.ring_size) // 4
+            if pending < count:
+                return self._read_ring(pointer, count)
+            self._pending_from, self._pending, start = pointer * self.pointer_unit, self._read_ring(pointer, pending), 0
+        return self._pending[start // 4:start // 4 + count]
+
+    def _read_ring(self, pointer: int, count: int) -> np.ndarray:
         start = (pointer * self.pointer_unit) % self.ring_size
         first = min(count, (self.ring_size - start) // 4)
         head = self.access.dwords(self.ring_address + start, first)
@@ -144,18 +159,23 @@ class HardwareQueue:
         the others."""
         if self.error is not None or not self.active:
             return False
-        progressed, self.waiting = False, False
+        progressed, self.waiting, started_at = False, False, self.read_pointer
+        self._pending = _NO_DWORDS  # packets are read afresh each pass
         try:
-            while self.read_pointer < self.write_pointer():
-                try:
-                    consumed = self.execute_packet()
-                except WaitNotSatisfied:
-                    self.waiting = True
-                    break
-                self.read_pointer += consumed
-                self.stats.packets += 1
-                self.access.write64(self.read_pointer_address, self.read_pointer)
-                progressed = True
+            try:
+                while self.read_pointer < (write_pointer := self.write_pointer()):
+                    self._pending_until = write_pointer
+                    try:
+                        consumed = self.execute_packet()
+                    except WaitNotSatisfied:
+                        self.waiting = True
+                        break
+                    self.read_pointer += consumed
+                    self.stats.packets += 1
+                    progressed = True
+            finally:  # the driver sees the pass's progress once, at its end
+                if self.read_pointer != started_at:
+                    self.access.write64(self.read_pointer_address, self.read_pointer)
         except PageFault as fault:
             return self.fail(str(fault), fault)
         except GPUPageFault as error:

@@ -36,7 +36,7 @@ class SDMAQueue(HardwareQueue):
         length = packet_length(header, lambda: int(self.ring_dwords(self.read_pointer + 12, 1)[0]))
         if 4 * length > self.ring_size:
             raise QueueError(f"SDMA packet 0x{header:08x} claims {length} dwords, more than the ring holds")
-        words = [int(w) for w in self.ring_dwords(self.read_pointer, length)]
+        words = self.ring_dwords(self.read_pointer, length).tolist()
         self.execute(words, opcode, sub_op, depth=0)
         return 4 * length
 

@@ -1,8 +1,11 @@
 """Watching doorbells without the GIL: ``i64 watch(ptr words, ptr seen, i64 count, i64 budget, i64 first,
-i64 longest, i64 steady)`` returns the index of the first of ``count`` 64-bit words (their addresses in
-``words``) whose value is no longer the one in ``seen``, or -1 once it has napped ``budget`` ns without
-one moving. Naps (libc's nanosleep) are ``first`` ns long for the first ``steady`` ns, then double up to
-``longest``.
+i64 longest, i64 steady, ptr call, i64 argument)`` returns the index of the first of ``count`` 64-bit
+words (their addresses in ``words``) whose value is no longer the one in ``seen``, or -1 once it has
+napped ``budget`` ns without one moving. Naps (libc's nanosleep) are ``first`` ns long for the first
+``steady`` ns, then double up to ``longest``. When a word moved and ``call`` is not null, the watch
+hands ``call(argument)`` to the interpreter's main thread (Py_AddPendingCall, which needs no GIL)
+before it returns: how a client spinning on a signal learns at once that the command processor
+wants the interpreter (cp/interpreter.py).
 
 A client rings a doorbell with a plain store into memory it mapped; nothing calls gpubench, so the
 command processor must look. Looking from Python every 50 µs took the GIL from the client thousands of
@@ -27,16 +30,19 @@ from gpubench.emu.native.build import I32, I64, PTR, Code, const, element
 FIRST_NAP_NANOSECONDS = 20_000  # the kernel's timer slack (50 µs by default) lengthens each nap
 LONGEST_NAP_NANOSECONDS = 500_000  # idle, each wake-up costs ~15 µs of CPU on a 2-core VM: ~2 % of a core
 STEADY_NANOSECONDS = 5_000_000  # a client's dispatches in a row are well within this of each other
-_NANOSLEEP = "gpubench_nanosleep"  # bound to this process's libc in `_watch` (objects are cached on disk)
-_CODE = Code("doorbell watch v3", lambda module, name: _define(module, name))
+# bound to this process's libc and libpython in `_watch` (objects are cached on disk)
+_NANOSLEEP, _ADD_PENDING_CALL = "gpubench_nanosleep", "gpubench_add_pending_call"
+_CODE = Code("doorbell watch v4", lambda module, name: _define(module, name))
 
 
 def _define(module: ir.Module, name: str) -> None:
     nanosleep = ir.Function(module, ir.FunctionType(I32, [PTR, PTR]), _NANOSLEEP)
-    fn = ir.Function(module, ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64, I64]), name)
-    words, seen, count, budget, first, longest, steady = fn.args
-    entry, nap_loop, scan, compare, moved, rest, sleep, out = (
-        fn.append_basic_block(n) for n in ("entry", "nap_loop", "scan", "compare", "moved", "rest", "sleep", "out"))
+    add_pending_call = ir.Function(module, ir.FunctionType(I32, [PTR, PTR]), _ADD_PENDING_CALL)
+    fn = ir.Function(module, ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64, I64, PTR, I64]), name)
+    words, seen, count, budget, first, longest, steady, call, argument = fn.args
+    entry, nap_loop, scan, compare, moved, hand_over, found, rest, sleep, out = (
+        fn.append_basic_block(n)
+        for n in ("entry", "nap_loop", "scan", "compare", "moved", "hand_over", "found", "rest", "sleep", "out"))
     b = ir.IRBuilder(entry)
     request = b.bitcast(b.alloca(I64, size=2), PTR)  # struct timespec {tv_sec; tv_nsec}
     b.branch(nap_loop)
@@ -59,6 +65,11 @@ def _define(module: ir.Module, name: str) -> None:
     b.cbranch(b.icmp_unsigned("!=", value, b.load(element(b, seen, i, I64), typ=I64)), moved, scan)
 
     b.position_at_end(moved)
+    b.cbranch(b.icmp_unsigned("!=", b.ptrtoint(call, I64), const(0)), hand_over, found)
+    b.position_at_end(hand_over)
+    b.call(add_pending_call, [call, b.inttoptr(argument, PTR)])  # a full queue (-1) only loses the head start
+    b.branch(found)
+    b.position_at_end(found)
     b.ret(i)
 
     b.position_at_end(rest)
@@ -82,8 +93,10 @@ def _define(module: ir.Module, name: str) -> None:
 def _watch():
     libc = ctypes.CDLL(ctypes.util.find_library("c"))
     llvm.add_symbol(_NANOSLEEP, ctypes.cast(libc.nanosleep, ctypes.c_void_p).value)
+    llvm.add_symbol(_ADD_PENDING_CALL, ctypes.cast(ctypes.pythonapi.Py_AddPendingCall, ctypes.c_void_p).value)
     address = build.addresses([_CODE])[_CODE.key]
-    return ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, *[ctypes.c_int64] * 5)(address)
+    return ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, *[ctypes.c_int64] * 5,
+                            ctypes.c_void_p, ctypes.c_int64)(address)
 
 
 class DoorbellWatch:
@@ -99,7 +112,8 @@ class DoorbellWatch:
         for k, (array, index) in enumerate(self._arrays):
             self.seen[k] = array[index]
 
-    def wait(self, seconds: float) -> bool:
-        """Until a word moved (True) or about ``seconds`` passed (False), without holding the GIL."""
+    def wait(self, seconds: float, call: int | None = None, argument: int = 0) -> bool:
+        """Until a word moved (True) or about ``seconds`` passed (False), without holding the GIL;
+        ``call``: a pending-call function's address, given ``argument`` when a word moved."""
         return _watch()(self.addresses.ctypes.data, self.seen.ctypes.data, len(self.seen), int(seconds * 1e9),
-                        FIRST_NAP_NANOSECONDS, LONGEST_NAP_NANOSECONDS, STEADY_NANOSECONDS) >= 0
+                        FIRST_NAP_NANOSECONDS, LONGEST_NAP_NANOSECONDS, STEADY_NANOSECONDS, call, argument) >= 0
