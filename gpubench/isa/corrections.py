@@ -35,6 +35,8 @@ class Correction:
     evidence: str  # how that is known: the manual's prose, compiler or driver source, a measurement
     edits: tuple[tuple[str, str], ...] = ()  # (the manual's text, the emulator's), replaced everywhere
     operand_rule: str | None = None  # an encoding field ("omod") or a result rule the operand code applies
+    text: str | None = None  # pseudocode for an instruction the manual gives none (prose only) ...
+    keys: tuple[tuple[str, str], ...] = ()  # ... as the (opcode enum, spec name) entries of the table it adds
 
     def covers(self, arch: str, name: str) -> bool:
         return arch in self.archs and base_name(name) in self.instructions
@@ -358,6 +360,35 @@ def _ieee_extrema() -> tuple[Correction, ...]:
         ((call, f"ieee_{'maximum' if 'MAX' in name else 'minimum'}("),)) for name, call in calls.items())
 
 
+def _legacy_transcendental(name: str, text: str, rule: str, observed: str) -> Correction:
+    """GFX9's V_EXP_LEGACY_F32 / V_LOG_LEGACY_F32: no text in the CDNA manuals (their e64 forms take it
+    from the e32 one, as every CDNA VOP1 operation's)."""
+    return Correction(
+        (name,), ("cdna",), rule,
+        "the CDNA3/CDNA4 manuals give no pseudocode (\"with legacy semantics\"); the opcodes are GCN 1.1's, "
+        f"whose behaviour CLRX's GCN documentation describes (GcnInstrsVop1.md: {observed}; inferred to hold on "
+        "GFX9, not measured here). How the approximation differs from the non-legacy form (\"slightly different "
+        "results\") is not documented: the emulator computes the float64 value rounded once, as for every "
+        "transcendental",
+        text=text, keys=(("VOP1Op", f"{name}_E32"),))
+
+
+LEGACY_TRANSCENDENTALS = (
+    _legacy_transcendental(
+        "V_EXP_LEGACY_F32", "if S0.f32 < -126.0F then\nD0.f32 = 0.0F\nelse\nD0.f32 = pow(2.0F, S0.f32)\nendif",
+        "D0 = 2^S0, and 0 for S0 below -126.0 whatever MODE says (no denormal results)",
+        "\"for values smaller than -126.0 always returns 0 regardless floatmode in MODE register\""),
+    _legacy_transcendental(
+        "V_LOG_LEGACY_F32",
+        "if exponent(S0.f32) == 0 then\n// a zero or a denormal, flushed whatever MODE says\nD0.f32 = -INF.f32\n"
+        "elsif S0.f32 < 0.0F then\nD0.u32 = 0xffc00000U\nelse\nD0.f32 = log2(S0.f32)\nendif",
+        "D0 = log2(S0); a denormal is read as a zero (-inf) whatever MODE says; a negative S0 gives the NaN "
+        "0xffc00000 (negative)",
+        "\"doesn't handle denormalized values regardless FLOAT MODE register setup\", \"if SRC0 is negative then "
+        "store -NaN\""),
+)
+
+
 # GFX9's 16-bit VALU operations that clear the high half of their VGPR (LLVM's zeroesHigh16BitsOfDest, in
 # the spec's names: LLVM's V_MAD_F16/U16/I16, V_FMA_F16 and V_DIV_FIXUP_F16 are GFX9's *_LEGACY_* opcodes).
 GFX9_ZEROING_16_BIT = (
@@ -422,6 +453,7 @@ CORRECTIONS: tuple[Correction, ...] = (
         f"lane each lane reads is inferred: tinygrad's emulator (test/mockgpu/amd/emu.py, row_bcast: the row's "
         f"first lane), which passes those measured tests; RDNA3's manual lists no 0x142 control",
         operand_rule="dpp"),
+    *LEGACY_TRANSCENDENTALS,
 )
 
 
@@ -455,4 +487,5 @@ def corrected(arch: str, name: str, text: str) -> str:
 def hardware_pseudocode(arch: str) -> dict[tuple[str, str], str]:
     """``arch``'s generated PSEUDOCODE table with every correction applied: what the emulator compiles."""
     table = importlib.import_module(f"gpubench.isa.{arch}.pseudocode").PSEUDOCODE
-    return {(enum, name): corrected(arch, name, text) for (enum, name), text in table.items()}
+    supplied = {key: c.text for c in CORRECTIONS if c.text is not None and arch in c.archs for key in c.keys}
+    return {(enum, name): corrected(arch, name, text) for (enum, name), text in {**table, **supplied}.items()}

@@ -39,6 +39,10 @@ def describe(isa: ISA, idef: InstrDef) -> str:
         lines.extend(textwrap.wrap(correction.rule, 100, initial_indent="    rule      ", subsequent_indent=" " * 14))
         lines.extend(textwrap.wrap(correction.evidence, 100, initial_indent="    evidence  ",
                                    subsequent_indent=" " * 14))
+    supplied = [c.text for c in corrections.of(isa.arch, idef.name) if c.text is not None]
+    if supplied:
+        lines.append("  pseudocode the emulator runs (supplied by the correction)")
+        lines.extend("    " + line for line in supplied[0].splitlines())
     if code and any(c.edits for c in corrections.of(isa.arch, idef.name)):
         lines.append("  pseudocode as the emulator runs it (with the corrections)")
         lines.extend("    " + line for line in corrections.corrected(isa.arch, idef.name, code).splitlines())
