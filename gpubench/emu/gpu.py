@@ -114,8 +114,8 @@ class EmulatedGPU:
             self._handoff.claim()
             busy = self.process_queues()  # a queue's failure stops that queue only (HardwareQueue.process)
             self._handoff.pass_done()
-            if not busy:
-                waiting = any(queue.waiting for queue in list(self.queues.values()))
+            waiting = any(queue.waiting for queue in list(self.queues.values()))
+            if not (busy and waiting):  # a waiting queue may be free after a busy pass: go round at once
                 watch.wait(WAITING_POLL_SECONDS if waiting else IDLE_WAIT_SECONDS, interpreter.STAND_ASIDE_CALL,
                            self._handoff.argument())
 
