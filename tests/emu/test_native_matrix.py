@@ -25,6 +25,7 @@ CASES = [  # (target, wave size, instruction: D/C at v0, A at v16, B at v24)
     ("gfx942", 64, "v_mfma_f32_4x4x1_16b_f32 v[0:3], v16, v24, v[0:3]"),
     ("gfx942", 64, "v_mfma_f32_16x16x4_f32 v[0:3], v16, v24, 0"),
     ("gfx942", 64, "v_mfma_f64_16x16x4_f64 v[0:7], v[16:17], v[24:25], v[0:7] neg:[1,1,0]"),
+    ("gfx942", 64, "v_mfma_f32_16x16x8_xf32 v[0:3], v[16:17], v[24:25], v[0:3]"),
     ("gfx950", 64, "v_mfma_f32_16x16x32_f16 v[0:3], v[16:19], v[24:27], v[0:3]"),
 ]
 

@@ -33,8 +33,13 @@ element k % P of lane b*M + (k // P)*M*B + i, P = K / (64 / (M*B)) elements per 
 the VGPRs (an f64 takes a VGPR pair). Outputs are 4-row strips N lanes wide (1 row for f64): element
 (i, j, b) is in VGPR (pair) b*(M*N/64) + (i // (4*R))*4 + i%4, lane (b % S)*N + ((i//4) % R)*S*N + j,
 with R = 64/N strips per VGPR and S = ceil(64 / (M*N/4)) blocks per VGPR. FP8/BF8 are the FNUZ
-formats on gfx942 and the OCP ones on gfx950 (and gfx12). CBSZ/ABID/BLGP broadcasts, XF32, the
-F8F6F4 and scaled forms are not emulated; on f64 the BLGP field is NEG (A, B, C).
+formats on gfx942 and the OCP ones on gfx950 (and gfx12). gfx942's XF32 forms (v_mfma_f32_16x16x8_xf32,
+_32x32x4_xf32) are the f32 MFMA over twice the K, two f32 elements per lane (LLVM's v2f32 operands; llama.cpp's
+ggml runs one in place of two v_mfma_f32_16x16x4f32 on CDNA3): the elements are read at their full f32
+precision, since the manuals do not say how XF32 (TF32-like, 10 mantissa bits) reduces them, so for inputs
+with more mantissa bits than XF32 keeps the emulator's D may be more precise than the hardware's (inferred).
+CBSZ/ABID/BLGP broadcasts, the F8F6F4 and scaled forms are not emulated; on f64 the BLGP field is NEG
+(A, B, C).
 SMFMAC (gfx942, gfx950): D = A x B + D with 4:2-sparse A as SWMMAC's, in the MFMA layout: a lane's
 elements are the kept pairs of the groups of four of its run of K/(64/(M*B)) dense values, B dense;
 src2 is the index VGPR, its set (as wide as a lane's dense run) ABID when CBSZ is 0, else the first
@@ -74,8 +79,9 @@ from gpubench.isa.decoder import Instruction
 TILE = 16
 WMMA_NAME = re.compile(r"V_(WMMA|SWMMAC)_(F32|F16|BF16|I32)_16X16X(\d+)_"
                        r"(F16|BF16|IU8|IU4|FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
-MFMA_NAME = re.compile(r"V_(MFMA|SMFMAC)_(F32|I32|F64)_(\d+)X(\d+)X(\d+)(?:_(\d+)B)?_(F32|F16|BF16|I8|F64|"
+MFMA_NAME = re.compile(r"V_(MFMA|SMFMAC)_(F32|I32|F64)_(\d+)X(\d+)X(\d+)(?:_(\d+)B)?_(F32|XF32|F16|BF16|I8|F64|"
                        r"FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
+ELEMENT_KINDS = {"XF32": "F32"}  # an element read as another kind's (the XF32 forms: see the module's text)
 BITS = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4, "I8": 8, "FP8": 8, "BF8": 8, "F32": 32, "I32": 32, "F64": 64}
 
 
@@ -412,7 +418,8 @@ def mfma(inst: Instruction, found: re.Match) -> MatrixOp:
     out, m, n, k_size = found.group(2), int(found.group(3)), int(found.group(4)), int(found.group(5))
     blocks = int(found.group(6) or 1)
     a_kind, _, b_kind = found.group(7).partition("_")
-    b_kind = b_kind or a_kind
+    a_kind = ELEMENT_KINDS.get(a_kind, a_kind)
+    b_kind = ELEMENT_KINDS.get(b_kind, b_kind) or a_kind
     if inst.get("acc_cd") or inst.get("acc"):  # accvgpr.py renames AGPR operands before this
         raise Unsupported(f"{inst.name} with AGPR operands not renamed to unified-file VGPRs")
     neg = 0
@@ -444,7 +451,7 @@ def matrix_op(inst: Instruction) -> MatrixOp:
         return wmma(inst, found.group(2), int(found.group(3)), a_kind, b_kind or a_kind, sparse=sparse)
     if (found := MFMA_NAME.match(name)) is not None and inst.isa.wave_size == 64:
         return mfma(inst, found)
-    raise Unsupported(f"{name} is not emulated (scaled, XF32 and F8F6F4 matrix forms)")
+    raise Unsupported(f"{name} is not emulated (scaled and F8F6F4 matrix forms)")
 
 
 @factory
