@@ -43,7 +43,7 @@ def bind_lds(inst: Instruction, ctx: Context) -> Bound | None:
     if inst.isa.root_of(inst.fmt) != "DS" or inst.get("gds") or inst.get("acc"):
         return None
     name, tokens = inst.name, inst.name.split("_")
-    if any(t in tokens for t in reference.NOT_LDS):
+    if any(t in tokens for t in reference.NOT_LDS) or name in reference.TRANSPOSED:
         return None
     vgprs, wave_size = ctx.waves.vgpr.shape[1], ctx.waves.wave_size
     operand = {f: inst[f] for f in ("addr", "data0", "data1", "vdst") if inst.fmt.field(f)}

@@ -15,6 +15,14 @@ Cross-lane (the RDNA3 pseudocode): ds_bpermute lane i reads lane (VGPR[addr] + o
 32 lanes (the RDNA3 manual: "destination lane is MOD 32 regardless of wave size"); CDNA's waves are
 64 lanes. DS_BPERMUTE_FI (RDNA4) reads inactive lanes too and addresses the whole wave. ds_swizzle
 follows the RDNA3 pseudocode's four modes (FFT, rotate, quad permute, bitmask) within 32-lane groups.
+Transposing loads (gfx950's DS_READ_B64_TR_B4/B8/B16, DS_READ_B96_TR_B6; the CDNA4 manual gives no text):
+each lane reads 64 bits (96 for B6) at its address, E elements of the type's width (low bits first); then in
+each group of 16 lanes, lane m's element e is element m % E of lane R * e + m // E, R = 16 / E: the 16 lanes
+read a block of K rows of 16 elements (R lanes a row) and each lane gets its column's E values. The mapping is
+the one AMD's rocRoller TransposeLoadsTest (GPU tests on gfx950, every width) expects of its address
+pattern, and the Mojo stdlib's description of ds_read_tr8_b64 ("two interleaved 8x8 byte transposes");
+that each lane reads at its own address whatever the others do is inferred. An inactive lane reads
+nothing (its elements are 0 to the lanes that take them) and is not written.
 """
 from __future__ import annotations
 
@@ -36,7 +44,10 @@ from gpubench.emu.ops.segments import LOCAL, Lanes
 from gpubench.isa.decoder import Instruction
 
 M0_RDNA, M0_CDNA = 125, 124
-NOT_LDS = ("GWS", "ORDERED", "BVH", "GS", "TR")  # GDS, ordered counts, ray-tracing stacks, GS registers, transposes
+NOT_LDS = ("GWS", "ORDERED", "BVH", "GS")  # GDS, ordered counts, ray-tracing stacks, GS registers
+TRANSPOSED = {"DS_READ_B64_TR_B4": (64, 4), "DS_READ_B64_TR_B8": (64, 8), "DS_READ_B64_TR_B16": (64, 16),
+              "DS_READ_B96_TR_B6": (96, 6)}  # bits a lane reads, element bits
+TRANSPOSE_GROUP = 16  # lanes
 
 
 def ds_offset(inst: Instruction) -> int:
@@ -66,7 +77,8 @@ def data_share(inst: Instruction):
         raise Unsupported(f"{name}: AGPR data is not emulated")
     if any(t in tokens for t in NOT_LDS):
         raise Unsupported(f"{name} is not emulated")
-    for make in (_cross_lane, _append_consume, _lane_addressed, _two_addresses, _load_store, _atomic, _nop):
+    for make in (_cross_lane, _append_consume, _lane_addressed, _transposed, _two_addresses, _load_store, _atomic,
+                 _nop):
         handler = make(inst, tokens)
         if handler is not None:
             return _advancing(inst, handler)
@@ -100,6 +112,37 @@ def _load_store(inst: Instruction, tokens: list[str]):
             to_vgprs(ctx, lanes, inst[reg], LOCAL.read(ctx, lanes, access.size), access)
         else:
             LOCAL.write(ctx, lanes, from_vgprs(ctx, lanes, inst[reg], access))
+    return run
+
+
+def transpose_sources(bits: int, element_bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """For lane m of a 16-lane group and its element e ([16, E]): the group's lane and element it takes."""
+    per_lane = bits // element_bits
+    m, e = np.meshgrid(np.arange(TRANSPOSE_GROUP), np.arange(per_lane), indexing="ij")
+    return (TRANSPOSE_GROUP // per_lane) * e + m // per_lane, m % per_lane
+
+
+def _transposed(inst: Instruction, tokens: list[str]):
+    """gfx950's DS_READ_B*_TR_B*: loads, then the elements moved across each 16-lane group (module text)."""
+    if inst.name not in TRANSPOSED:
+        return None
+    bits, element_bits = TRANSPOSED[inst.name]
+    source_lane, source_element = transpose_sources(bits, element_bits)
+    offset = np.uint64(ds_offset(inst))
+
+    def run(ctx: Context, waves: np.ndarray) -> None:
+        size = ctx.waves.wave_size
+        lanes = Lanes.active(ctx, waves, _vgpr_address(ctx, inst, waves) + offset)
+        read = np.zeros((len(waves), size, bits // 8), np.uint8)
+        position = np.zeros(ctx.waves.count, np.intp)
+        position[waves] = np.arange(len(waves))
+        row = position[lanes.wave]
+        read[row, lanes.lane] = LOCAL.read(ctx, lanes, bits // 8)
+        elements = np.unpackbits(read, axis=-1, bitorder="little").reshape(
+            len(waves), size // TRANSPOSE_GROUP, TRANSPOSE_GROUP, bits // element_bits, element_bits)
+        moved = elements[:, :, source_lane, source_element].reshape(len(waves), size, bits)
+        dwords = np.packbits(moved, axis=-1, bitorder="little").view(np.uint32)
+        write_dwords(ctx, lanes, inst["vdst"], dwords[row, lanes.lane])
     return run
 
 
