@@ -61,9 +61,9 @@ class PM4Queue(HardwareQueue):
         return self.access.memory
 
     def execute_packet(self) -> int:
-        header = int(self.ring_dwords(self.read_pointer, 1)[0])
+        header = self.ring_dwords(self.read_pointer, 1)[0]
         count = self.packet_length(header, self.ring_size // 4)
-        return count + self.execute(self.ring_dwords(self.read_pointer, count).tolist(), depth=0)
+        return count + self.execute(self.ring_dwords(self.read_pointer, count), depth=0)
 
     @staticmethod
     def packet_length(header: int, available: int) -> int:

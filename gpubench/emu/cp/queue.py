@@ -104,7 +104,7 @@ def compare(function: int, value: int, reference: int) -> bool:
             value >= reference, value > reference)[function]
 
 
-_NO_DWORDS = np.zeros(0, np.uint32)
+_NO_DWORDS: list[int] = []
 
 
 class HardwareQueue:
@@ -133,16 +133,17 @@ class HardwareQueue:
         """Where the client's packets end, from the doorbell (as the hardware reads it)."""
         return int(self.doorbell[self.doorbell_index])
 
-    def ring_dwords(self, pointer: int, count: int) -> np.ndarray:
+    def ring_dwords(self, pointer: int, count: int) -> list[int]:
         """``count`` dwords of the ring from ``pointer`` (in pointer units), wrapping at its end.
         The packets pending at the read pointer are read in one go, as the CP's prefetcher does, and
         served from that copy for the rest of the pass (process)."""
         start = pointer * self.pointer_unit - self._pending_from
-        if not (0 <= start and start + 4 * count <= 4 * len(self._pending)):
+        if not (0 <= start and start % 4 == 0 and start + 4 * count <= 4 * len(self._pending)):
             pending = min((self._pending_until - pointer) * self.pointer_unit, self.ring_size) // 4
             if pending < count:
-                return self._read_ring(pointer, count)
-            self._pending_from, self._pending, start = pointer * self.pointer_unit, self._read_ring(pointer, pending), 0
+                return self._read_ring(pointer, count).tolist()
+            self._pending_from, start = pointer * self.pointer_unit, 0
+            self._pending = self._read_ring(pointer, pending).tolist()
         return self._pending[start // 4:start // 4 + count]
 
     def _read_ring(self, pointer: int, count: int) -> np.ndarray:

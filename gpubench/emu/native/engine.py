@@ -177,6 +177,14 @@ class _MapTable:
 _maps = _MapTable()
 
 
+def address(array: np.ndarray) -> int:
+    """Where a C-contiguous array's data starts: through a ctypes view of a writable buffer, a quarter
+    of what `.ctypes.data` costs (a dispatch sets a dozen of them)."""
+    if array.nbytes and array.flags.writeable:
+        return ctypes.addressof(ctypes.c_char.from_buffer(array))
+    return array.ctypes.data
+
+
 def _loop(wave_size: int, release_gil: bool):
     """The loop as a ctypes function: one that lets go of the GIL while it runs, or one that keeps it
     (a small dispatch is over in microseconds; giving the GIL to a client spinning on a signal would
@@ -205,14 +213,14 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
     loop = _loop(w.wave_size, w.count * w.wave_size > interpreter.NUMPY_RELEASES_GIL_ABOVE)
     maps = _maps.of(ctx.memory)
     block = np.zeros(int(Dispatch.SLOTS), np.int64)
-    reached = np.zeros(0, np.uint8)
+    reached = np.zeros(len(program.records), np.uint8)
     fixed = {Dispatch.SGPR: w.sgpr, Dispatch.VGPR: w.vgpr, Dispatch.PC: w.pc, Dispatch.SCC: w.scc,
              Dispatch.MODE: w.mode, Dispatch.EXECUTED: w.executed, Dispatch.MAPS: maps,
              Dispatch.LDS: ctx.lds, Dispatch.WORKGROUP: w.workgroup}
     for slot, array in fixed.items():
         if not array.flags.c_contiguous:  # native code indexes it as one dense block
             raise ValueError(f"the native engine needs C-contiguous wave arrays (dispatch slot {slot})")
-        block[slot] = array.ctypes.data
+        block[slot] = address(array)
     block[Dispatch.VGPR_STRIDE] = w.vgpr.strides[0]
     block[Dispatch.CODE_BASE], block[Dispatch.TABLE_LENGTH] = program.base, len(program.table)
     block[Dispatch.TABLE] = program.table.ctypes.data
@@ -220,6 +228,7 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
     block[Dispatch.LDS_BYTES] = ctx.lds.shape[1]
     stats = ctx.stats
     left = stats.setdefault("by_reference", {})
+    referenced = False  # only the reference engine's instructions set VGPR index mode
     while True:
         running = np.flatnonzero(w.state == RUNNING)
         if not running.size:
@@ -227,8 +236,8 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
                 break
             runner.release_barriers()
             continue
-        indexed = running[(w.mode[running] & gpr_index.GPR_IDX_EN) != 0]
-        if indexed.size:  # VGPR index mode (ops/gpr_index.py): the reference engine runs them until it ends
+        indexed = running[(w.mode[running] & gpr_index.GPR_IDX_EN) != 0] if referenced else ()
+        if len(indexed):  # VGPR index mode (ops/gpr_index.py): the reference engine runs them until it ends
             pc = int(w.pc[indexed].min())
             name = runner.execute(pc, indexed[w.pc[indexed] == pc]).name
             left[name] = left.get(name, 0) + 1
@@ -237,12 +246,12 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
             reached = np.concatenate([reached, np.zeros(len(program.records) - len(reached), np.uint8)])
         statuses = np.zeros(len(running), np.int32)
         remaining = watchdog.max_wave_instructions - stats["wave_instructions"]
-        block[Dispatch.RECORDS], block[Dispatch.REACHED] = program.records.ctypes.data, reached.ctypes.data
-        block[Dispatch.WAVE_LIST], block[Dispatch.WAVE_COUNT] = running.ctypes.data, len(running)
-        block[Dispatch.STATUS_LIST] = statuses.ctypes.data
+        block[Dispatch.RECORDS], block[Dispatch.REACHED] = address(program.records), address(reached)
+        block[Dispatch.WAVE_LIST], block[Dispatch.WAVE_COUNT] = address(running), len(running)
+        block[Dispatch.STATUS_LIST] = address(statuses)
         block[Dispatch.BUDGET] = min(SLICE, remaining + 1)
         block[Dispatch.WAVE_INSTRUCTIONS] = block[Dispatch.LANE_OPERATIONS] = 0
-        loop(block.ctypes.data)
+        loop(address(block))
         native = int(block[Dispatch.WAVE_INSTRUCTIONS])
         stats["wave_instructions"] += native
         stats["steps"] += native
@@ -268,6 +277,7 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
         at = w.pc[by_reference]
         for pc in np.unique(at).tolist():  # lowest PC first; each group one instruction
             group = by_reference[at == pc]
+            referenced = True
             name = runner.execute(pc, group).name
             left[name] = left.get(name, 0) + len(group)
     stats.setdefault("executed", set()).update(program.reached_names(reached))
