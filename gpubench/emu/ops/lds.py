@@ -16,13 +16,11 @@ Cross-lane (the RDNA3 pseudocode): ds_bpermute lane i reads lane (VGPR[addr] + o
 64 lanes. DS_BPERMUTE_FI (RDNA4) reads inactive lanes too and addresses the whole wave. ds_swizzle
 follows the RDNA3 pseudocode's four modes (FFT, rotate, quad permute, bitmask) within 32-lane groups.
 Transposing loads (gfx950's DS_READ_B64_TR_B4/B8/B16, DS_READ_B96_TR_B6; the CDNA4 manual gives no text):
-each lane reads 64 bits (96 for B6) at its address, E elements of the type's width (low bits first); then in
-each group of 16 lanes, lane m's element e is element m % E of lane R * e + m // E, R = 16 / E: the 16 lanes
-read a block of K rows of 16 elements (R lanes a row) and each lane gets its column's E values. The mapping is
-the one AMD's rocRoller TransposeLoadsTest (GPU tests on gfx950, every width) expects of its address
-pattern, and the Mojo stdlib's description of ds_read_tr8_b64 ("two interleaved 8x8 byte transposes");
-that each lane reads at its own address whatever the others do is inferred. An inactive lane reads
-nothing (its elements are 0 to the lanes that take them) and is not written.
+each lane reads 64 bits (96 for B6) at its address, then the elements move across each group of 16 lanes as
+transpose.py says (16 lanes read E rows of 16 elements, each lane gets its column). The mapping is the one
+AMD's rocRoller TransposeLoadsTest (GPU tests on gfx950, every width) expects of its address pattern, and the
+Mojo stdlib's description of ds_read_tr8_b64 ("two interleaved 8x8 byte transposes"); that each lane reads
+at its own address whatever the others do is inferred.
 """
 from __future__ import annotations
 
@@ -41,6 +39,7 @@ from gpubench.emu.ops.lane_data import (
 )
 from gpubench.emu.ops.rmw import AtomicOp, atomic, atomic_op
 from gpubench.emu.ops.segments import LOCAL, Lanes
+from gpubench.emu.ops.transpose import transposed
 from gpubench.isa.decoder import Instruction
 
 M0_RDNA, M0_CDNA = 125, 124
@@ -115,34 +114,17 @@ def _load_store(inst: Instruction, tokens: list[str]):
     return run
 
 
-def transpose_sources(bits: int, element_bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """For lane m of a 16-lane group and its element e ([16, E]): the group's lane and element it takes."""
-    per_lane = bits // element_bits
-    m, e = np.meshgrid(np.arange(TRANSPOSE_GROUP), np.arange(per_lane), indexing="ij")
-    return (TRANSPOSE_GROUP // per_lane) * e + m // per_lane, m % per_lane
-
-
 def _transposed(inst: Instruction, tokens: list[str]):
-    """gfx950's DS_READ_B*_TR_B*: loads, then the elements moved across each 16-lane group (module text)."""
+    """gfx950's DS_READ_B*_TR_B*: loads, then the elements moved across each 16-lane group (transpose.py)."""
     if inst.name not in TRANSPOSED:
         return None
     bits, element_bits = TRANSPOSED[inst.name]
-    source_lane, source_element = transpose_sources(bits, element_bits)
     offset = np.uint64(ds_offset(inst))
 
     def run(ctx: Context, waves: np.ndarray) -> None:
-        size = ctx.waves.wave_size
         lanes = Lanes.active(ctx, waves, _vgpr_address(ctx, inst, waves) + offset)
-        read = np.zeros((len(waves), size, bits // 8), np.uint8)
-        position = np.zeros(ctx.waves.count, np.intp)
-        position[waves] = np.arange(len(waves))
-        row = position[lanes.wave]
-        read[row, lanes.lane] = LOCAL.read(ctx, lanes, bits // 8)
-        elements = np.unpackbits(read, axis=-1, bitorder="little").reshape(
-            len(waves), size // TRANSPOSE_GROUP, TRANSPOSE_GROUP, bits // element_bits, element_bits)
-        moved = elements[:, :, source_lane, source_element].reshape(len(waves), size, bits)
-        dwords = np.packbits(moved, axis=-1, bitorder="little").view(np.uint32)
-        write_dwords(ctx, lanes, inst["vdst"], dwords[row, lanes.lane])
+        raw = LOCAL.read(ctx, lanes, bits // 8)
+        write_dwords(ctx, lanes, inst["vdst"], transposed(ctx, waves, lanes, raw, TRANSPOSE_GROUP, element_bits))
     return run
 
 
