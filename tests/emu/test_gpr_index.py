@@ -128,3 +128,12 @@ def test_a_register_moved_past_v255_stops_the_dispatch(engine_name):
     d.sgpr[0, 5] = 200
     with pytest.raises(ExecutionError, match="past v255"):
         d("s_set_gpr_idx_on s5, gpr_idx(SRC0)\nv_mov_b32_e32 v1, v60\ns_set_gpr_idx_off", engine_name)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("engine_name", ENGINES)
+def test_an_sgpr_destination_does_not_move(target, engine_name):
+    d = dispatch(target)
+    d.sgpr[0, 5] = 2
+    ctx = d("s_set_gpr_idx_on s5, gpr_idx(SRC0,DST)\nv_readfirstlane_b32 s7, v3\ns_set_gpr_idx_off", engine_name)
+    assert ctx.waves.sgpr[0, 7] == 5000 and ctx.waves.sgpr[0, 9] == 0  # v5's lane 0, into s7 itself

@@ -59,10 +59,10 @@ def moved(inst: Instruction, index: int, operands: int) -> Instruction:
         if not operands >> bit & 1:
             continue
         for name in names:
-            field = inst.fmt.field(name)
+            field, operand = inst.fmt.field(name), inst.idef.operand(name)
             if field is None or (field.kind == "SrcField" and field.get(word) < VGPR_BASE) or \
-                    field.kind not in ("SrcField", "VGPRField"):
-                continue
+                    field.kind not in ("SrcField", "VGPRField") or (operand and "SREG" in operand.type):
+                continue  # not a VGPR (v_readlane/v_readfirstlane write an SGPR through their vdst field)
             register = field.get(word) + index
             if register > field.mask:
                 raise ValueError(f"VGPR index mode moves {name} of {inst.name} past v255 (index {index})")
