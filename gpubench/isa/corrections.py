@@ -345,6 +345,34 @@ def _scaled_decodes(forms: tuple[str, ...], selection: tuple[tuple[str, str], ..
         (("VGPR[laneId][SRC0.u32]", "S0"), *selection))
 
 
+def _placed(position: str, width: int, view: str, value: str) -> tuple[str, str]:
+    """The manual's write of ``value`` to ``width`` bits of this lane's VDST from a run-time bit ``position``,
+    as a masked write of D0 (its other bits kept)."""
+    return (f"VGPR[laneId][VDST.u32][{position} + {width - 1} : {position}].{view} = {value}",
+            f"D0.u32 = ((D0.u32 & ~(0x{(1 << width) - 1:x}U << {position}.u32)) | (32'U({value}) << {position}.u32))")
+
+
+def _scaled_encodes(forms: tuple[str, ...], placement: tuple[str, str], what: str) -> Correction:
+    """gfx950's V_CVT_SCALEF32_<form>: f32/f16/bf16 to FP8/BF8/FP4 with an E8M0 scale, the code (or the pair
+    of codes) written where OPSEL says."""
+    return Correction(
+        tuple(f"V_CVT_SCALEF32_{form}" for form in forms), ("cdna",),
+        f"{what} goes to the bits OPSEL names of this lane's D0, its other bits kept; "
+        "{f32,f16,bf16}_to_{fp8,bf8,fp4}(_sr)_scale(x, [random,] scale) is x / 2^(scale - 127) (exact; NaN for the "
+        "scale 0xFF) rounded to the OCP format: to nearest even, or with the SR forms S1's top 23 - M bits added as "
+        "that fraction of the quantum and truncated (as V_CVT_SR_FP8_F32), a packed SR form's second element "
+        "taking v_prng_b32 of the word (the manual's text); FP8/BF8 do not saturate (an overflow is E4M3's NaN, "
+        "E5M2's infinity, as V_CVT_PK_FP8_F32), FP4 (no infinity or NaN) does, and an infinity or a NaN is its "
+        "largest magnitude of the value's sign (gpubench/compiler/pcode/minifloat_views.py, helpers.py)",
+        "the manual names the helpers without defining them; the OCP Microscaling Formats spec v1.0 quantizes an "
+        "element as the value divided by the E8M0 scale 2^(e - 127) and leaves the conversion of an infinity or a "
+        "NaN to FP6/FP4 to the implementation (the largest magnitude here: inferred, not measured); the "
+        "rounding, overflow and stochastic rules are those of the unscaled conversions above; the manual writes "
+        "VDST's bits at an offset known only at run time (OPSEL[3] * 16 or OPSEL[3:2] * 8), the emulator D0 "
+        "masked and shifted",
+        (placement,))
+
+
 def _ieee_extrema() -> tuple[Correction, ...]:
     """gfx950's V_MAXIMUM3_F32 / V_MINIMUM3_F32 / V_PK_MAXIMUM3_F16 / V_PK_MINIMUM3_F16 call instructions
     CDNA does not have."""
@@ -427,6 +455,12 @@ CORRECTIONS: tuple[Correction, ...] = (
         "of D0 OPSEL[3] names, the other half kept", "the manual's comment \"OPSEL[3] controls destination "
         "hi/lo\" beside a 32-bit write; LLVM encodes the byte as op_sel[0] + 2 * op_sel[1] and the half as "
         "the third op_sel bit (op_sel:[0,0,1])"),
+    _scaled_encodes(tuple(f"PK_{kind}_{src}" for kind in ("FP8", "BF8") for src in ("F32", "F16", "BF16")),
+                    _placed("dstword", 16, "b16", "{ tmp1, tmp0 }"), "the pair of 8-bit codes"),
+    *(_scaled_encodes(tuple(f"SR_{kind}_{src}" for src in ("F32", "F16", "BF16")),
+                      _placed("dstbyte", 8, kind.lower(), "tmp"), "the 8-bit code") for kind in ("FP8", "BF8")),
+    _scaled_encodes(tuple(f"{sr}PK_FP4_{src}" for sr in ("", "SR_") for src in ("F32", "F16", "BF16")),
+                    _placed("dstbyte", 8, "b8", "{ tmp1, tmp0 }"), "the byte of two 4-bit codes"),
     Correction(
         (), ("rdna3", "cdna"),
         "omod (the x2, x4, /2 output modifier) is ignored while MODE.IEEE is set",

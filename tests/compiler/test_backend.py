@@ -313,7 +313,7 @@ def test_generated_source_traces_back_to_the_pcode():
 def test_unsupported_constructs_are_refused_at_compile_time_naming_them():
     cases = {
         ("rdna3", "VOP3Op", "V_READLANE_B32"): "VGPR: cross-lane VGPR access",
-        ("cdna", "VOP3Op", "V_CVT_SCALEF32_SR_FP8_F32"): r"f32_to_fp8_sr_scale\(\) is not supported",
+        ("rdna4", "SOP1Op", "S_ALLOC_VGPR"): r"WaitIdleExceptStoreCnt\(\) is not supported",
         ("rdna3", "SOPKOp", "S_SETREG_B32"): "S_SETREG_B32: ",
     }
     for (arch, enum, name), message in cases.items():

@@ -149,25 +149,31 @@ def _two_over_pi_bits(ops: Ops, args: list[Operand]) -> Operand:
     return ops.arr(f"rt.two_over_pi_bits({ops._as_int(args[0])})", F64)
 
 
-def _f32_to_fp8(kind: str) -> Lowering:
+def _f32_to_minifloat(kind: str) -> Lowering:
+    code_type = DataType("b", ref_helpers.minifloat_width(kind))
+
     def lower(ops: Ops, args: list[Operand]) -> Operand:
         x = _float_arg(ops, args[0])
         fnuz = ops.code(args[1]) if len(args) > 1 else "False"
-        return ops.arr(f"rt.f32_to_fp8({x.code}, {fmt(x.dtype)}, {fnuz}, {kind!r})", DataType("b", 8))
+        return ops.arr(f"rt.f32_to_minifloat({x.code}, {fmt(x.dtype)}, {fnuz}, {kind!r})", code_type)
 
     return lower
 
 
-LOWERINGS["f32_to_fp8"], LOWERINGS["f32_to_bf8"] = _f32_to_fp8("fp8"), _f32_to_fp8("bf8")
+def _f32_to_minifloat_sr(kind: str) -> Lowering:
+    code_type = DataType("b", ref_helpers.minifloat_width(kind))
 
-
-def _f32_to_fp8_sr(kind: str) -> Lowering:
     def lower(ops: Ops, args: list[Operand]) -> Operand:
         x = _float_arg(ops, args[0])
-        random, fnuz = ops._as_int(args[1]), ops.code(args[2])
-        return ops.arr(f"rt.f32_to_fp8_sr({x.code}, {fmt(x.dtype)}, {random}, {fnuz}, {kind!r})", DataType("b", 8))
+        random, fnuz = ops._as_int(args[1]), ops.code(args[2]) if len(args) > 2 else "False"
+        return ops.arr(f"rt.f32_to_minifloat_sr({x.code}, {fmt(x.dtype)}, {random}, {fnuz}, {kind!r})", code_type)
 
     return lower
+
+
+for _kind in ("fp8", "bf8", *ref_helpers.SATURATING):
+    LOWERINGS[f"f32_to_{_kind}"] = _f32_to_minifloat(_kind)
+    LOWERINGS[f"f32_to_{_kind}_sr"] = _f32_to_minifloat_sr(_kind)
 
 
 def _ieee_extremum(larger: bool) -> Lowering:
@@ -192,7 +198,6 @@ def _f32_to_float_sr(dtype: DataType) -> Lowering:
 
 LOWERINGS["f32_to_f16_sr"], LOWERINGS["f32_to_bf16_sr"] = _f32_to_float_sr(F16), _f32_to_float_sr(BF16)
 LOWERINGS["ieee_maximum"], LOWERINGS["ieee_minimum"] = _ieee_extremum(True), _ieee_extremum(False)
-LOWERINGS["f32_to_fp8_sr"], LOWERINGS["f32_to_bf8_sr"] = _f32_to_fp8_sr("fp8"), _f32_to_fp8_sr("bf8")
 
 
 def _fp8_to_f32(kind: str) -> Lowering:

@@ -326,22 +326,26 @@ def two_over_pi_bits(shift):
     return _TWO_OVER_PI[np.where((shift >= 0) & (shift < len(_TWO_OVER_PI) - 1), shift, len(_TWO_OVER_PI) - 1)]
 
 
-def f32_to_fp8(x, fmt: Fmt, fnuz, kind: str):
-    """helpers.f32_to_fp8_code of each element (fnuz: bool per element), as uint32 codes."""
+def f32_to_minifloat(x, fmt: Fmt, fnuz, kind: str):
+    """helpers.f32_to_minifloat_code of each element (fnuz: bool per element), as uint32 codes."""
     v = to_f64(x, fmt)
     fnuz = np.broadcast_to(np.asarray(fnuz, bool), v.shape)
     out = np.zeros(v.shape, np.uint32)
-    for variant in (False, True):
-        exp_bits, man_bits, bias = helpers.FP8_FORMATS[kind, variant]
+    for variant in (False, True) if (kind, True) in helpers.MINIFLOAT_FORMATS else (False,):
+        exp_bits, man_bits, bias = helpers.MINIFLOAT_FORMATS[kind, variant]
+        sign_bit = 1 << (exp_bits + man_bits)
         e4m3 = kind == "fp8" and not variant
-        top = (1 << exp_bits) - 1 if variant or kind == "fp8" else (1 << exp_bits) - 2
+        top = (1 << exp_bits) - 2 if kind == "bf8" and not variant else (1 << exp_bits) - 1
         top_mantissa = (1 << man_bits) - (2 if e4m3 else 1)
         largest = (1 + top_mantissa / (1 << man_bits)) * 2.0 ** (top - bias)
         emin = 1 - bias
         negative = np.signbit(v)
-        sign = np.where(negative & (not variant), 0x80, 0).astype(np.uint32)
-        nan = np.uint32(0x80) if variant else sign | np.uint32(0x7F if kind == "fp8" else 0x7E)
-        overflow = nan if variant or kind == "fp8" else sign | np.uint32(0x7C)
+        sign = np.where(negative & (not variant), sign_bit, 0).astype(np.uint32)
+        if kind in helpers.SATURATING:
+            nan = overflow = sign | np.uint32(sign_bit - 1)
+        else:
+            nan = np.uint32(0x80) if variant else sign | np.uint32(0x7F if kind == "fp8" else 0x7E)
+            overflow = nan if variant or kind == "fp8" else sign | np.uint32(0x7C)
         a = np.abs(np.where(np.isfinite(v), v, 0.0))
         _, e = np.frexp(a)
         exponent = np.maximum(e - 1, emin)
@@ -352,7 +356,7 @@ def f32_to_fp8(x, fmt: Fmt, fnuz, kind: str):
         mantissa = rounded / np.ldexp(1.0, np.maximum(e2 - 1, emin) - man_bits) - (1 << man_bits)
         normal = ((np.maximum(e2 - 1, emin) + bias) << man_bits).astype(np.int64) + mantissa.astype(np.int64)
         code = np.where(rounded < 2.0 ** emin, units.astype(np.int64), normal).astype(np.uint32)
-        code = np.where(rounded == 0, sign if not variant else np.uint32(0), np.where(negative, 0x80, 0) | code)
+        code = np.where(rounded == 0, sign if not variant else np.uint32(0), np.where(negative, sign_bit, 0) | code)
         code = np.where(rounded > largest, overflow, code)
         code = np.where(np.isinf(v), overflow, np.where(np.isnan(v), nan, code))
         out = np.where(fnuz == variant, code, out)
@@ -373,13 +377,13 @@ def stochastic_truncation(v, random, man_bits: int, emin):
     return np.where((a == 0) | ~np.isfinite(v), v, np.copysign(np.floor(total / step) * step, v))
 
 
-def f32_to_fp8_sr(x, fmt: Fmt, random, fnuz, kind: str):
-    """f32_to_fp8 of stochastic_truncation in the element's format (fnuz: bool per element)."""
+def f32_to_minifloat_sr(x, fmt: Fmt, random, fnuz, kind: str):
+    """f32_to_minifloat of stochastic_truncation in the element's format (fnuz: bool per element)."""
     v = to_f64(x, fmt)
     fnuz = np.broadcast_to(np.asarray(fnuz, bool), v.shape)
-    man_bits = helpers.FP8_FORMATS[kind, False][1]
-    emin = np.where(fnuz, 1 - helpers.FP8_FORMATS[kind, True][2], 1 - helpers.FP8_FORMATS[kind, False][2])
-    return f32_to_fp8(stochastic_truncation(v, random, man_bits, emin), F64, fnuz, kind)
+    _, man_bits, bias = helpers.MINIFLOAT_FORMATS[kind, False]
+    emin = np.where(fnuz, 1 - helpers.MINIFLOAT_FORMATS.get((kind, True), (0, 0, bias))[2], 1 - bias)
+    return f32_to_minifloat(stochastic_truncation(v, random, man_bits, emin), F64, fnuz, kind)
 
 
 def f32_to_float_sr(x, fmt: Fmt, random, dst: Fmt):

@@ -480,27 +480,41 @@ def two_over_pi_bits(rounding: int, shift: Value) -> Value:
     return convert(Value(None, two_over_pi_bits53(int_value(shift))), F64, floats.ROUND_NEAREST_EVEN)
 
 
-# --- f32 -> FP8 / BF8 (V_CVT_PK_FP8_F32, V_CVT_PK_BF8_F32) -------------------------------------------
+# --- f32 -> FP8 / BF8 (V_CVT_PK_FP8_F32, V_CVT_PK_BF8_F32) and FP6 / BF6 / FP4 -----------------------
 
-# (exponent bits, mantissa bits, bias) of OCP E4M3 / E5M2 (gfx950, gfx12) and the FNUZ ones (gfx942)
-FP8_FORMATS = {("fp8", False): (4, 3, 7), ("bf8", False): (5, 2, 15), ("fp8", True): (4, 3, 8),
-               ("bf8", True): (5, 2, 16)}
+# (exponent bits, mantissa bits, bias) of OCP E4M3 / E5M2 (gfx950, gfx12), the FNUZ ones (gfx942), and OCP's
+# E2M3 / E3M2 / E2M1 (FP6, BF6, FP4: gfx950's block-scaled conversions), which have no infinities or NaNs
+MINIFLOAT_FORMATS = {("fp8", False): (4, 3, 7), ("bf8", False): (5, 2, 15), ("fp8", True): (4, 3, 8),
+                     ("bf8", True): (5, 2, 16), ("fp6", False): (2, 3, 1), ("bf6", False): (3, 2, 3),
+                     ("fp4", False): (2, 1, 1)}
+SATURATING = frozenset({"fp6", "bf6", "fp4"})
 
 
-def f32_to_fp8_code(value: float, kind: str, fnuz: bool) -> int:
-    """The 8-bit code of ``value`` rounded to nearest even, without saturation: an overflow is the
+def minifloat_width(kind: str) -> int:
+    exp_bits, man_bits, _ = MINIFLOAT_FORMATS[kind, False]
+    return 1 + exp_bits + man_bits
+
+
+def f32_to_minifloat_code(value: float, kind: str, fnuz: bool) -> int:
+    """The code of ``value`` rounded to nearest even. The 8-bit formats do not saturate: an overflow is the
     format's infinity (OCP E5M2) or its NaN (OCP E4M3 0x7f, FNUZ 0x80); infinities likewise; a NaN is
-    E4M3's 0x7f, E5M2's quiet 0x7e (with the sign), FNUZ's 0x80; FNUZ has no negative zero."""
-    exp_bits, man_bits, bias = FP8_FORMATS[kind, fnuz]
+    E4M3's 0x7f, E5M2's quiet 0x7e (with the sign), FNUZ's 0x80; FNUZ has no negative zero. The 6- and
+    4-bit formats have no code for either, so an overflow, an infinity and a NaN are the largest
+    magnitude of the value's sign."""
+    exp_bits, man_bits, bias = MINIFLOAT_FORMATS[kind, fnuz]
+    sign_bit = 1 << (exp_bits + man_bits)
     negative = math.copysign(1.0, value) < 0
-    sign = 0x80 if negative and not fnuz else 0
-    nan = 0x80 if fnuz else sign | (0x7F if kind == "fp8" else 0x7E)
-    overflow = nan if fnuz or kind == "fp8" else sign | 0x7C
+    sign = sign_bit if negative and not fnuz else 0
+    if kind in SATURATING:
+        nan = overflow = sign | (sign_bit - 1)
+    else:
+        nan = 0x80 if fnuz else sign | (0x7F if kind == "fp8" else 0x7E)
+        overflow = nan if fnuz or kind == "fp8" else sign | 0x7C
     if math.isnan(value):
         return nan
     if math.isinf(value):
         return overflow
-    top = (1 << exp_bits) - 1 if fnuz or kind == "fp8" else (1 << exp_bits) - 2  # largest finite exponent field
+    top = (1 << exp_bits) - 2 if kind == "bf8" and not fnuz else (1 << exp_bits) - 1  # largest finite exponent field
     top_mantissa = (1 << man_bits) - (2 if kind == "fp8" and not fnuz else 1)
     largest = Fraction((1 << man_bits) + top_mantissa, 1 << man_bits) * Fraction(2) ** (top - bias)
     x = abs(Fraction(value))
@@ -520,25 +534,26 @@ def f32_to_fp8_code(value: float, kind: str, fnuz: bool) -> int:
     if rounded == 0:
         return sign if not fnuz else 0
     if rounded < Fraction(2) ** emin:  # a denormal
-        return (0x80 if negative else 0) | int(units)
+        return (sign_bit if negative else 0) | int(units)
     exponent = rounded.numerator.bit_length() - rounded.denominator.bit_length()
     while Fraction(2) ** exponent > rounded:
         exponent -= 1
     while Fraction(2) ** (exponent + 1) <= rounded:
         exponent += 1
     mantissa = int(rounded / Fraction(2) ** (exponent - man_bits)) - (1 << man_bits)
-    return (0x80 if negative else 0) | (exponent + bias) << man_bits | mantissa
+    return (sign_bit if negative else 0) | (exponent + bias) << man_bits | mantissa
 
 
-def _f32_to_fp8(kind: str) -> Helper:
+def _f32_to_minifloat(kind: str) -> Helper:
     def conversion(rounding: int, x: Value, fnuz: Value | None = None) -> Value:
-        code = f32_to_fp8_code(float_value(_float_arg(x)), kind, bool(fnuz is not None and int_value(fnuz)))
-        return from_int(DataType("b", 8), code)
+        code = f32_to_minifloat_code(float_value(_float_arg(x)), kind, bool(fnuz is not None and int_value(fnuz)))
+        return from_int(DataType("b", minifloat_width(kind)), code)
 
     return conversion
 
 
-HELPERS["f32_to_fp8"], HELPERS["f32_to_bf8"] = _f32_to_fp8("fp8"), _f32_to_fp8("bf8")
+for _kind in ("fp8", "bf8", *SATURATING):
+    HELPERS[f"f32_to_{_kind}"] = _f32_to_minifloat(_kind)
 
 
 def stochastic_value(value: float, random: int, man_bits: int, emin: int) -> float:
@@ -561,17 +576,18 @@ def stochastic_value(value: float, random: int, man_bits: int, emin: int) -> flo
     return math.copysign(float(total // step * step), value)
 
 
-def _f32_to_fp8_sr(kind: str) -> Helper:
-    def conversion(rounding: int, x: Value, random: Value, fnuz: Value) -> Value:
-        fnuz_ = bool(int_value(fnuz))
-        _, man_bits, bias = FP8_FORMATS[kind, fnuz_]
+def _f32_to_minifloat_sr(kind: str) -> Helper:
+    def conversion(rounding: int, x: Value, random: Value, fnuz: Value | None = None) -> Value:
+        fnuz_ = bool(fnuz is not None and int_value(fnuz))
+        _, man_bits, bias = MINIFLOAT_FORMATS[kind, fnuz_]
         value = stochastic_value(float_value(_float_arg(x)), int_value(random), man_bits, 1 - bias)
-        return from_int(DataType("b", 8), f32_to_fp8_code(value, kind, fnuz_))
+        return from_int(DataType("b", minifloat_width(kind)), f32_to_minifloat_code(value, kind, fnuz_))
 
     return conversion
 
 
-HELPERS["f32_to_fp8_sr"], HELPERS["f32_to_bf8_sr"] = _f32_to_fp8_sr("fp8"), _f32_to_fp8_sr("bf8")
+for _kind in ("fp8", "bf8", *SATURATING):
+    HELPERS[f"f32_to_{_kind}_sr"] = _f32_to_minifloat_sr(_kind)
 
 
 def _f32_to_float_sr(dtype: DataType) -> Helper:
@@ -596,7 +612,7 @@ HELPERS["f32_to_f16_sr"], HELPERS["f32_to_bf16_sr"] = _f32_to_float_sr(F16), _f3
 
 def fp8_code_value(code: int, kind: str, fnuz: bool) -> float:
     """The value of an 8-bit FP8/BF8 code (NaN for the formats' NaN codes), exact in f32."""
-    exp_bits, man_bits, bias = FP8_FORMATS[kind, fnuz]
+    exp_bits, man_bits, bias = MINIFLOAT_FORMATS[kind, fnuz]
     negative, e, m = code >> 7 & 1, (code >> man_bits) & ((1 << exp_bits) - 1), code & ((1 << man_bits) - 1)
     if fnuz and code == 0x80 or not fnuz and kind == "fp8" and code & 0x7F == 0x7F:
         return math.nan
