@@ -61,7 +61,7 @@ def agpr_fields(inst: Instruction) -> tuple[str, ...]:
     """The register fields of ``inst`` that name AGPRs (none on RDNA)."""
     if inst.isa.arch != "cdna":
         return ()
-    if inst.fmt.name.endswith("_MFMA"):
+    if inst.fmt.name.endswith("_MFMA") or inst.fmt.name == "VOP3PX2":
         acc, acc_cd = inst.get("acc", 0), inst.get("acc_cd", 0)
         names = [name for name, bit in (("src0", acc & 1), ("src1", acc & 2)) if bit]
         if acc_cd:

@@ -38,8 +38,16 @@ _32x32x4_xf32) are the f32 MFMA over twice the K, two f32 elements per lane (LLV
 ggml runs one in place of two v_mfma_f32_16x16x4f32 on CDNA3): the elements are read at their full f32
 precision, since the manuals do not say how XF32 (TF32-like, 10 mantissa bits) reduces them, so for inputs
 with more mantissa bits than XF32 keeps the emulator's D may be more precise than the hardware's (inferred).
-CBSZ/ABID/BLGP broadcasts, the F8F6F4 and scaled forms are not emulated; on f64 the BLGP field is NEG
-(A, B, C).
+CBSZ/ABID/BLGP broadcasts are not emulated; on f64 the BLGP field is NEG (A, B, C).
+F8F6F4 (gfx950: v_mfma_f32_16x16x128_f8f6f4, _32x32x64_): A's and B's element formats are CBSZ's and
+BLGP's (0 FP8 E4M3, 1 BF8 E5M2, 2 FP6 E2M3, 3 BF6 E3M2, 4 FP4 E2M1: LLVM's, which checks the register
+counts, 8/8/6/6/4 VGPRs), 32 elements per lane in the layout above, packed bit after bit through the
+lane's VGPRs (a 6-bit element may straddle two, as the V_CVT_SCALEF32_PK32_*_FP6 conversions pack them).
+The scaled forms (VOP3PX2 v_mfma_scale_f32_*) multiply each element by 2^(e - 127) (NaN for e = 0xFF), e
+the E8M0 byte of scale_src0 (A) or scale_src1 (B) in the element's own lane: each lane's 32 elements are one
+microscaling block (OCP MX). The byte is op_sel[n] + 2 * op_sel_hi[n] for scale operand n (clang-22 encodes
+__builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4's opsel_a = 2 as op_sel:[0,...] op_sel_hi:[1,...]).
+V_MFMA_LD_SCALE_B32 alone (the scales of a following MFMA, the manual says nothing of) is not emulated.
 SMFMAC (gfx942, gfx950): D = A x B + D with 4:2-sparse A as SWMMAC's, in the MFMA layout: a lane's
 elements are the kept pairs of the groups of four of its run of K/(64/(M*B)) dense values, B dense;
 src2 is the index VGPR, its set (as wide as a lane's dense run) ABID when CBSZ is 0, else the first
@@ -69,7 +77,7 @@ import numpy as np
 
 from fractions import Fraction
 
-from gpubench.compiler.pcode import floats
+from gpubench.compiler.pcode import floats, helpers
 from gpubench.compiler.pcode.dtypes import F16, F32, F64
 from gpubench.emu.context import Context
 from gpubench.emu.ops import Unsupported, factory, modes
@@ -81,8 +89,13 @@ WMMA_NAME = re.compile(r"V_(WMMA|SWMMAC)_(F32|F16|BF16|I32)_16X16X(\d+)_"
                        r"(F16|BF16|IU8|IU4|FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
 MFMA_NAME = re.compile(r"V_(MFMA|SMFMAC)_(F32|I32|F64)_(\d+)X(\d+)X(\d+)(?:_(\d+)B)?_(F32|XF32|F16|BF16|I8|F64|"
                        r"FP8_FP8|FP8_BF8|BF8_FP8|BF8_BF8)$")
+F8F6F4_NAME = re.compile(r"V_MFMA_(SCALE_)?F32_(\d+)X(\d+)X(\d+)_F8F6F4$")
+F8F6F4_KINDS = ("FP8", "BF8", "FP6", "BF6", "FP4")  # by CBSZ (A) and BLGP (B)
+NOT_EMULATED = {"V_MFMA_LD_SCALE_B32": ": alone it loads the scales of a following MFMA, which the manual does not "
+                "define (the VOP3PX2 pair V_MFMA_SCALE_* that LLVM emits runs)"}
 ELEMENT_KINDS = {"XF32": "F32"}  # an element read as another kind's (the XF32 forms: see the module's text)
-BITS = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4, "I8": 8, "FP8": 8, "BF8": 8, "F32": 32, "I32": 32, "F64": 64}
+BITS = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4, "I8": 8, "FP8": 8, "BF8": 8, "FP6": 6, "BF6": 6, "FP4": 4,
+        "F32": 32, "I32": 32, "F64": 64}
 
 
 @dataclass(frozen=True)
@@ -113,6 +126,7 @@ class MatrixOp:
     clamp: bool = False
     fnuz: bool = False  # FP8/BF8 in the FNUZ formats (gfx942)
     sparse: Sparsity | None = None  # SWMMAC: A holds half of each row's K values, placed by an index
+    scales: tuple[tuple[int, int], tuple[int, int]] | None = None  # A's and B's E8M0 (source operand, byte)
 
 
 @dataclass(frozen=True)
@@ -179,7 +193,13 @@ def _gather(ctx: Context, waves: np.ndarray, base: int, where: Placement, bits: 
         return vgpr[_index(waves, base, where)].astype(np.uint64) | \
             (vgpr[_index(waves, base, where, 1)].astype(np.uint64) << np.uint64(32))
     field = np.uint32((1 << bits) - 1 if bits < 32 else 0xFFFFFFFF)
-    return (vgpr[_index(waves, base, where)] >> where.shift[None].astype(np.uint32)) & field
+    straddles = where.shift + bits > 32  # a 6-bit element's high bits in the next VGPR
+    if not straddles.any():
+        return (vgpr[_index(waves, base, where)] >> where.shift[None].astype(np.uint32)) & field
+    shift = where.shift[None].astype(np.uint64)
+    low = vgpr[_index(waves, base, where)].astype(np.uint64) >> shift
+    high = vgpr[_index(waves, base, Placement(where.reg + straddles, where.lane, where.shift))].astype(np.uint64)
+    return ((low | high << (np.uint64(32) - shift)) & np.uint64(field)).astype(np.uint32)
 
 
 def _scatter(ctx: Context, waves: np.ndarray, base: int, where: Placement, bits: int, raw: np.ndarray) -> None:
@@ -197,18 +217,21 @@ def _scatter(ctx: Context, waves: np.ndarray, base: int, where: Placement, bits:
         vgpr[index] = (vgpr[index] & ~mask) | ((raw[:, pick].astype(np.uint32) << np.uint32(shift)) & mask)
 
 
-def _fp8_table(exponent_bits: int, fnuz: bool) -> np.ndarray:
-    """The float64 value of each 8-bit code. OCP: E4M3 has no infinity and NaN at 0x7F/0xFF, E5M2
-    is IEEE-like. FNUZ: one more exponent bias, no infinity, no negative zero: 0x80 is the NaN."""
-    mantissa_bits = 7 - exponent_bits
-    bias = (1 << (exponent_bits - 1)) - (0 if fnuz else 1)
-    code = np.arange(256)
-    sign = np.where(code >> 7, -1.0, 1.0)
+def _minifloat_table(kind: str, fnuz: bool) -> np.ndarray:
+    """The float64 value of each code of an 8-, 6- or 4-bit float. OCP: E4M3 has no infinity and NaN at
+    0x7F/0xFF, E5M2 is IEEE-like, E2M3/E3M2/E2M1 have neither. FNUZ (8-bit): one more exponent bias, no
+    infinity, no negative zero: 0x80 is the NaN."""
+    exponent_bits, mantissa_bits, bias = helpers.MINIFLOAT_FORMATS[kind.lower(), fnuz]
+    width = 1 + exponent_bits + mantissa_bits
+    code = np.arange(1 << width)
+    sign = np.where(code >> (width - 1), -1.0, 1.0)
     exponent = (code >> mantissa_bits) & ((1 << exponent_bits) - 1)
     mantissa = code & ((1 << mantissa_bits) - 1)
     normal = (1 + mantissa / (1 << mantissa_bits)) * np.exp2(exponent - bias)
     subnormal = mantissa / (1 << mantissa_bits) * np.exp2(1 - bias)
     value = sign * np.where(exponent == 0, subnormal, normal)
+    if width < 8:
+        return value
     if fnuz:
         value[0x80] = np.nan
     elif exponent_bits == 4:
@@ -229,8 +252,8 @@ def decode(raw: np.ndarray, kind: str, signed: bool = True, fnuz: bool = False) 
         return raw.astype(np.uint32).view(np.float32).astype(np.float64)
     if kind == "F64":
         return raw.view(np.float64)
-    if kind in ("FP8", "BF8"):
-        return _fp8_table(4 if kind == "FP8" else 5, fnuz)[raw]
+    if kind in F8F6F4_KINDS:
+        return _minifloat_table(kind, fnuz and kind in ("FP8", "BF8"))[raw]
     bits = BITS[kind]
     value = raw.astype(np.int64)
     return value - ((value >> (bits - 1)) << bits) if signed else value
@@ -336,6 +359,13 @@ def _expanded(ctx: Context, waves: np.ndarray, index_vgpr: int, a: np.ndarray, w
     return dense
 
 
+def _block_scales(ctx: Context, waves: np.ndarray, source: int, byte: int, where: Placement) -> np.ndarray:
+    """Each element's 2^(e - 127) (NaN for 0xFF), e the E8M0 byte ``byte`` of the 32-bit ``source`` in the
+    element's lane: [waves, blocks, rows, cols]."""
+    e = (opnd.read_vector(ctx, waves, source, 32)[:, where.lane] >> np.uint32(8 * byte)) & np.uint32(0xFF)
+    return np.where(e == 0xFF, np.nan, np.ldexp(1.0, e.astype(np.int64) - 127))
+
+
 def summed_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A [..., m, k] times B transposed [..., n, k]: each [..., m, n] the products summed in K order."""
     total = a[..., :, None, 0] * b[..., None, :, 0]
@@ -360,6 +390,9 @@ def matrix_handler(inst: Instruction, op: MatrixOp):
         if op.sparse is not None:
             a = _expanded(ctx, waves, index_vgpr, a, op.a_where, op.sparse)
         b = _negate_halves(b, op.b_where, op.negate_b) if any(op.negate_b) else b
+        if op.scales is not None:
+            a = a * _block_scales(ctx, waves, *op.scales[0], op.a_where)
+            b = b * _block_scales(ctx, waves, *op.scales[1], op.b_where)
         if c_base is not None:
             c = decode(_gather(ctx, waves, c_base, op.cd_where, out_bits), op.out)
         else:
@@ -436,6 +469,25 @@ def mfma(inst: Instruction, found: re.Match) -> MatrixOp:
         sparse=Sparsity(per_lane, 0 if inst.get("cbsz") else inst.get("abid", 0)) if sparse else None)
 
 
+def f8f6f4(inst: Instruction, found: re.Match) -> MatrixOp:
+    """V_MFMA_F32_*_F8F6F4 and V_MFMA_SCALE_F32_*_F8F6F4 (see the module's text)."""
+    scaled, m, n, k_size = bool(found.group(1)), int(found.group(2)), int(found.group(3)), int(found.group(4))
+    cbsz, blgp = inst.get("cbsz", 0), inst.get("blgp", 0)
+    if cbsz >= len(F8F6F4_KINDS) or blgp >= len(F8F6F4_KINDS):
+        raise ValueError(f"{inst.name}: CBSZ {cbsz} or BLGP {blgp} names no element format")
+    if inst.get("abid") and not scaled:  # LLVM sets the scaled form's ABID[0] always (its bit 75)
+        raise Unsupported(f"{inst.name}: ABID is not emulated")
+    if inst.get("acc_cd") or inst.get("acc"):  # accvgpr.py renames AGPR operands before this
+        raise Unsupported(f"{inst.name} with AGPR operands not renamed to unified-file VGPRs")
+    a_kind, b_kind = F8F6F4_KINDS[cbsz], F8F6F4_KINDS[blgp]
+    scales = None
+    if scaled:
+        opsel, opsel_hi = inst.get("opsel", 0), inst.get("opsel_hi", 0)
+        scales = tuple((inst[f"scale_src{i}"], (opsel >> i & 1) | (opsel_hi >> i & 1) << 1) for i in range(2))
+    return MatrixOp(a_kind, b_kind, "F32", _mfma_input(m, k_size, 1, BITS[a_kind]),
+                    _mfma_input(n, k_size, 1, BITS[b_kind]), _mfma_output(m, n, 1, 32), scales=scales)
+
+
 def is_matrix(inst: Instruction) -> bool:
     return inst.name.startswith(("V_WMMA_", "V_SWMMAC_", "V_MFMA_", "V_SMFMAC_"))
 
@@ -451,7 +503,9 @@ def matrix_op(inst: Instruction) -> MatrixOp:
         return wmma(inst, found.group(2), int(found.group(3)), a_kind, b_kind or a_kind, sparse=sparse)
     if (found := MFMA_NAME.match(name)) is not None and inst.isa.wave_size == 64:
         return mfma(inst, found)
-    raise Unsupported(f"{name} is not emulated (scaled and F8F6F4 matrix forms)")
+    if (found := F8F6F4_NAME.match(name)) is not None and inst.isa.wave_size == 64:
+        return f8f6f4(inst, found)
+    raise Unsupported(f"{name} is not emulated{NOT_EMULATED.get(name, '')}")
 
 
 @factory
