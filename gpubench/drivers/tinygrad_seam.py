@@ -39,18 +39,9 @@ def install() -> None:
         module = types.ModuleType(name, f"gpubench's stand-in for tinygrad's {name}")
         module.__dict__.update(attributes)
         sys.modules[name] = module
-    _name_spin_loop()
     if os.environ.get("DEV", "").upper().startswith("MOCKPCI"):
         _route_register_bars()
         _supply_firmware()
-
-
-def _name_spin_loop() -> None:
-    """tinygrad waits for the GPU spinning on a signal in HCQSignal.wait (see emu/cp/interpreter.py)."""
-    from tinygrad.runtime.support import hcq
-
-    from gpubench.emu.cp import interpreter
-    interpreter.spin_wait(hcq.HCQSignal.wait.__code__)
 
 
 def _route_register_bars() -> None:

@@ -55,7 +55,7 @@ class EmulatedGPU:
         self._stop = threading.Event()
         self._wake = np.zeros(1, np.uint64)  # the doorbell `wake` rings
         self._watch: DoorbellWatch | None = None  # of the queues' doorbells and `_wake`, until they change
-        self._handoff = interpreter.Handoff()  # a client spinning on a signal waits out our passes
+        self._handoff = interpreter.Handoff()  # the main thread waits out our passes (cp/interpreter.py)
 
     def create_queue(self, kind: str, ring_address: int, ring_size: int, read_pointer_address: int,
                      write_pointer_address: int, doorbell_at: tuple[np.ndarray, int] | None = None) -> HardwareQueue:
@@ -111,9 +111,8 @@ class EmulatedGPU:
         while not self._stop.is_set():
             watch = self._doorbells()
             watch.look()  # before the pass: a doorbell rung after the pass began ends the wait below at once
-            self._handoff.claim()
-            busy = self.process_queues()  # a queue's failure stops that queue only (HardwareQueue.process)
-            self._handoff.pass_done()
+            with self._handoff.turn():
+                busy = self.process_queues()  # a queue's failure stops that queue only (HardwareQueue.process)
             waiting = any(queue.waiting for queue in list(self.queues.values()))
             if not (busy and waiting):  # a waiting queue may be free after a busy pass: go round at once
                 watch.wait(WAITING_POLL_SECONDS if waiting else IDLE_WAIT_SECONDS, interpreter.STAND_ASIDE_CALL,

@@ -9,19 +9,18 @@ interval used when idle). So while a dispatch that wide runs, the interval is cu
 one in force before comes back when the last such dispatch ends; small dispatches, whose numpy
 operations keep the GIL, run at the idle interval, where forced switches cost least.
 
-Even so, a small dispatch paid for the spinning twice: the CP waited up to an interval for the
+Even so, a small dispatch paid for sharing twice: the CP waited up to an interval for the
 interpreter after its doorbell moved, and while it ran its packets the client took back every other
-slice to look at its signal (measured: 1 ms of CP work cost 2-3 ms of wall). So the doorbell watch,
-as soon as a doorbell moves and before it asks for the GIL itself, hands the main thread a pending
-call (`Handoff`): if the main thread is spinning in a loop the client driver's seam named
-(`spin_wait`, e.g. tinygrad's HCQSignal.wait) and nothing of gpubench's is between that loop and
-where it stands, it lets go of the interpreter until the CP's pass is over, as a client blocked in
-the kernel's wait ioctl would. Anywhere else the call returns at once and nothing changes. The CP
-hands over the same call as each pass starts, for a client that began to spin only after the
-doorbell moved: it stands aside the first time it gets the interpreter back. That is also why the
-idle interval is short (64 µs; it was 0.5 ms): the CP gets the interpreter that soon after a
-doorbell even from a client still finishing its launch (measured: doorbell to the CP's first
-packet 0.67 ms at 0.5 ms, 0.22 ms at 50 µs), and a spinning client no longer takes slices back.
+slice (measured: 1 ms of CP work cost 2-3 ms of wall; on a loaded machine each hand-over of the GIL
+also waits for the OS to run the other thread). Under the GIL the two run one after the other
+anyway, so the fewer hand-overs the better. The doorbell watch, as soon as a doorbell moves and
+before it asks for the GIL itself, hands the main thread a pending call (`Handoff`): unless the
+main thread stands in gpubench's own driver, emulator or debugger code (whose locks the CP may
+need), it lets go of the interpreter until the CP's turn is over (its pass ends, or it runs native
+code without the GIL, where both can run), at most YIELD_LIMIT_SECONDS; as a client blocked in the
+kernel's wait ioctl would, and as a client spinning on a signal (tinygrad's HCQSignal.wait) then
+does at no cost. The CP hands over the same call as each pass starts, for a main thread that was
+in gpubench's code when the doorbell moved.
 """
 from __future__ import annotations
 
@@ -31,9 +30,8 @@ import sys
 import threading
 import weakref
 from contextlib import contextmanager
-from types import CodeType
 
-IDLE_SWITCH_SECONDS = 64e-6  # the CP gets the interpreter soon after a doorbell (see Handoff); exact in µs
+IDLE_SWITCH_SECONDS = 0.0005  # the client gets the interpreter soon after a doorbell
 WIDE_SWITCH_SECONDS = 0.00002
 # numpy's ufunc loops release the GIL above this many elements (NPY_BEGIN_THREADS_THRESHOLDED)
 NUMPY_RELEASES_GIL_ABOVE = 500
@@ -60,6 +58,7 @@ def dispatch_running(lanes: int):
     if lanes <= NUMPY_RELEASES_GIL_ABOVE:
         yield
         return
+    running_without_the_gil()
     with _lock:
         _wide_dispatches += 1
         if _wide_dispatches == 1:
@@ -74,63 +73,72 @@ def dispatch_running(lanes: int):
                 sys.setswitchinterval(_interval_outside)
 
 
-YIELD_LIMIT_SECONDS = 0.05  # the longest a spinning client stands aside for one pass
-_FRAMES_TO_SPIN_LOOP = 12  # how far up from where the main thread stands its spin loop may be
-_spin_waits: set[CodeType] = set()
+YIELD_LIMIT_SECONDS = 0.05  # the longest the main thread stands aside for one turn
+# code whose locks a CP thread may need: the main thread never stands aside inside it
+_SHARED_WITH_THE_CP = ("gpubench.drivers", "gpubench.emu", "gpubench.debug")
 _handoffs: "weakref.WeakValueDictionary[int, Handoff]" = weakref.WeakValueDictionary()
 _keys = itertools.count(1)
 _GENERATION = 0xFFFFFFFF
-
-
-def spin_wait(code: CodeType) -> None:
-    """Name a client's loop that spins on GPU memory (a function's code object)."""
-    _spin_waits.add(code)
+_current = threading.local()  # the Handoff of the CP thread running here, if any
 
 
 class Handoff:
-    """A command-processor thread's passes over its queues, which a spinning client waits out."""
+    """A command-processor thread's turns with the interpreter, which the main thread waits out."""
 
     def __init__(self):
         self._done = threading.Condition()
-        self.passes = 0
+        self.turns = 0
         self.key = next(_keys)
         _handoffs[self.key] = self
 
     def argument(self) -> int:
-        """The pending call's argument until the next pass ends (key, passes so far)."""
-        return (self.key << 32) | (self.passes & _GENERATION)
+        """The pending call's argument until this turn ends (key, turns so far)."""
+        return (self.key << 32) | (self.turns & _GENERATION)
 
-    def claim(self) -> None:
-        """As a pass starts: a client that was not spinning yet when the doorbell moved (the watch's
-        call came too early) stands aside the next time it takes the interpreter back."""
+    @contextmanager
+    def turn(self):
+        """Around a pass: the main thread stands aside the next time it takes the interpreter (for a
+        main thread that was in gpubench's code when the doorbell moved, see the module)."""
         _add_pending_call(STAND_ASIDE_CALL, self.argument())
+        _current.handoff = self
+        try:
+            yield
+        finally:
+            _current.handoff = None
+            self.turn_over()
 
-    def pass_done(self) -> None:
+    def turn_over(self) -> None:
         with self._done:
-            self.passes += 1
+            self.turns += 1
             self._done.notify_all()
 
     def wait_out(self, generation: int) -> None:
         with self._done:
-            self._done.wait_for(lambda: self.passes & _GENERATION != generation, YIELD_LIMIT_SECONDS)
+            self._done.wait_for(lambda: self.turns & _GENERATION != generation, YIELD_LIMIT_SECONDS)
 
 
-def _spinning(frame) -> bool:
-    """Whether ``frame`` (the main thread's) stands in a spin loop, with no gpubench code between."""
-    for _ in range(_FRAMES_TO_SPIN_LOOP):
-        if frame is None or frame.f_globals.get("__name__", "").startswith("gpubench"):
+def running_without_the_gil() -> None:
+    """The CP thread is about to run native code without the GIL: a main thread standing aside for
+    it may run meanwhile."""
+    handoff = getattr(_current, "handoff", None)
+    if handoff is not None:
+        handoff.turn_over()
+
+
+def _may_stand_aside(frame) -> bool:
+    """Whether the main thread, standing in ``frame``, holds nothing a CP thread may wait for."""
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith(_SHARED_WITH_THE_CP):
             return False
-        if frame.f_code in _spin_waits:
-            return True
         frame = frame.f_back
-    return False
+    return True
 
 
 @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
 def _stand_aside(argument: int | None) -> int:
     """The pending call (see the module): runs in the main thread, between two of its bytecodes."""
     handoff = _handoffs.get((argument or 0) >> 32)
-    if handoff is not None and _spinning(sys._getframe(1)):
+    if handoff is not None and _may_stand_aside(sys._getframe(1)):
         handoff.wait_out((argument or 0) & _GENERATION)
     return 0
 
