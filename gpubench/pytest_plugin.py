@@ -10,7 +10,8 @@ through GPUBENCH_* (gpubench.debug.tools: --record, --fidelity, --trace ...) are
 every process that runs tests; the fidelity report and the count of recorded dispatches are
 summed over workers like the statistics. The client-side tools (--record-at client, --shadow:
 gpubench.debug.client_recorder) work on any AMD device, emulated or not; their counts are summed
-the same way and closed with one summary.
+the same way and closed with one summary. With GPUBENCH_RACES (`gpubench run --races`) the summary
+lists every race the detector found, once per kernel and pair of instructions over all workers.
 """
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def _configure_emulated(config, worker: str | None) -> None:
     tinygrad_seam.install()
     from gpubench.emu.cp.queue import QueueStats  # the emulator loads only for emulated runs
     config._gpubench = {"stats": dict.fromkeys(QueueStats.COUNTERS, 0), "executed": set(), "notes": notes, "recorded": 0,
-                        "by_reference": Counter()}
+                        "by_reference": Counter(), "races": {}}
     from gpubench.debug import tools
     config._gpubench["tools"] = found = tools.install(os.environ, worker)
     config._gpubench["fidelity"] = found.fidelity if found else None
@@ -80,13 +81,19 @@ def pytest_sessionfinish(session):
     tools = state["tools"]
     part = {"stats": stats, "executed": sorted(executed), "by_reference": by_reference,
             "recorded": len(tools.recorder.saved) if tools and tools.recorder else 0,
-            "fidelity": tools.fidelity.report() if tools and tools.fidelity else []}
+            "fidelity": tools.fidelity.report() if tools and tools.fidelity else [], "races": _races()}
     if tools:
         tools.uninstall()
     if hasattr(session.config, "workeroutput"):  # an xdist worker: hand the numbers to the controller
         session.config.workeroutput["gpubench"] = part
     else:  # this process's own fidelity report is state["fidelity"] already
         _add(state, {**part, "fidelity": []})
+
+
+def _races() -> list[tuple[str, str]]:
+    """This process's race reports as (key, text): a kernel and pair of PCs, and the report."""
+    from gpubench.emu import races
+    return [(repr(key), str(report)) for key, report in races.reported.items()]
 
 
 def pytest_testnodedown(node, error):
@@ -104,6 +111,8 @@ def _add(state: dict, part: dict) -> None:
     state["executed"] |= set(part["executed"])
     state["by_reference"].update(part["by_reference"])
     state["recorded"] += part.get("recorded", 0)
+    for key, text in part.get("races", []):
+        state["races"].setdefault(key, text)
     if state["fidelity"] is not None:
         state["fidelity"].merge(part.get("fidelity", []))
 
@@ -134,6 +143,11 @@ def pytest_terminal_summary(terminalreporter, config):
         top = ", ".join(f"{name} {count:,}" for name, count in left.most_common(5))
         terminalreporter.write_line(f"native engine: {share:.2%} of the wave-instructions ran on the reference engine "
                                     f"({top})")
+    from gpubench.emu import races
+    if races.requested():
+        terminalreporter.write_line(f"race detector: {len(state['races'])} races (kernel and pair of instructions)")
+        for text in state["races"].values():
+            terminalreporter.write_line(text)
     if state["recorded"]:
         terminalreporter.write_line(f"recorded {state['recorded']} dispatches in {os.environ.get('GPUBENCH_RECORD')}")
     if client is not None:
@@ -145,7 +159,8 @@ def pytest_terminal_summary(terminalreporter, config):
     if path:
         report = {"device": os.environ.get("DEV"), "outcomes": outcomes, "emulator": stats,
                   "by_reference": dict(state["by_reference"].most_common()),
-                  "instructions_executed": sorted(state["executed"]), "notes": state["notes"]}
+                  "instructions_executed": sorted(state["executed"]), "notes": state["notes"],
+                  "races": list(state["races"].values())}
         with open(path, "w") as file:
             json.dump(report, file, indent=2)
 

@@ -8,7 +8,8 @@ the summary ends with gpubench's section, and --json-report writes it as JSON.
 
 The dispatch tools (gpubench.debug.tools) are asked for through the environment, which xdist
 workers inherit, as are the engine (--engine, GPUBENCH_ENGINE) and the wave schedule (--schedule,
-GPUBENCH_SCHEDULE: a random one's seed is drawn here, so every worker shares it): --record DIR saves launches into a
+GPUBENCH_SCHEDULE: a random one's seed is drawn here, so every worker shares it) and the race
+detector (--races, GPUBENCH_RACES): --record DIR saves launches into a
 bundle for `gpubench compare` and `gpubench debug --recorded` (seen by the emulator or, --record-at
 client, by the client: gpubench.debug.client_recorder), --shadow runs each launch on the emulator
 too, --fidelity prints the instructions executed, --trace and --timeline write the first dispatch
@@ -55,6 +56,9 @@ def configure_schedule(text: str) -> None:
 @click.option("--schedule", default=None, metavar="lockstep|per-wave|reverse|random[:SEED]",
               help="the order waves of a workgroup run in (gpubench/emu/schedule.py; runs the reference engine); "
                    "the seed is printed")
+@click.option("--races", is_flag=True,
+              help="run the race detector on LDS and global memory (gpubench/emu/races.py; the reference engine); "
+                   "the summary lists each race once (GPUBENCH_RACES)")
 @click.option("--json-report", "json_report", type=click.Path(dir_okay=False, writable=True), default=None,
               help="write the run summary (outcomes, emulator statistics) as JSON")
 @click.option("--record", type=click.Path(file_okay=False), default=None,
@@ -73,7 +77,7 @@ def configure_schedule(text: str) -> None:
 @click.option("--kernel", default=None, help="choose dispatches of kernels matching this name (a glob) for the tools")
 @click.argument("suite")
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
-def run(dev: str, gpus: int | None, engine: str | None, schedule: str | None, json_report: str | None, record: str | None,
+def run(dev: str, gpus: int | None, engine: str | None, schedule: str | None, races: bool, json_report: str | None, record: str | None,
         record_at: str | None, shadow: bool, fidelity: bool, trace: str | None, timeline: str | None,
         dispatch: int | None, kernel: str | None, suite: str, pytest_args: tuple[str, ...]) -> None:
     """Run SUITE (built-in name or path) with pytest on emulated GPUs, or on a real one (--dev AMD,
@@ -99,6 +103,8 @@ def run(dev: str, gpus: int | None, engine: str | None, schedule: str | None, js
         os.environ["GPUBENCH_ENGINE"] = engine
     if schedule is not None:
         configure_schedule(schedule)
+    if races:
+        os.environ["GPUBENCH_RACES"] = "1"
     args = [suite_path(suite), "-p", "no:cacheprovider", *pytest_args]
     if json_report:
         args += ["--gpubench-json", json_report]

@@ -20,6 +20,7 @@ class Context:
     scratch: np.ndarray  # uint8 [waves, lanes, private bytes]: each lane's private segment
     stats: dict = field(default_factory=lambda: {"wave_instructions": 0, "steps": 0, "lane_operations": 0})
     started: float = field(default_factory=time.perf_counter)  # the watchdog's clock: set-up counts too
+    races: object = None  # the race detector (races.RaceDetector) when one watches the dispatch
 
 
 class ExecutionError(RuntimeError):

@@ -137,12 +137,14 @@ class KernelHandle:
         return PreparedLaunch(ctx, self, grid, block, (kernarg.address, packet.address))
 
     def __call__(self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple = (),
-                 watchdog: executor.Watchdog = executor.Watchdog(), schedule: str | None = None) -> LaunchStats:
+                 watchdog: executor.Watchdog = executor.Watchdog(), schedule: str | None = None,
+                 races: bool | None = None) -> LaunchStats:
         """Run the kernel; ``schedule`` (schedule.py: lockstep, per-wave, reverse, random[:SEED]) orders
-        the waves of each workgroup, and the returned stats name it with its seed."""
+        the waves of each workgroup, and the returned stats name it with its seed; ``races`` runs the
+        race detector (races.py; None: GPUBENCH_RACES says), whose reports are the stats' ``races``."""
         prepared = self.prepare(grid, block, args)
         try:
-            return run(prepared.ctx, watchdog, Schedule.parse(schedule) if schedule else None)
+            return run(prepared.ctx, watchdog, Schedule.parse(schedule) if schedule else None, races, self.name)
         finally:
             prepared.close()
 

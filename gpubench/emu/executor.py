@@ -173,6 +173,8 @@ class Runner:
         release = (waiting == live) & (waiting > 0)
         woken = np.flatnonzero((w.state == WaveState.BARRIER) & release[groups])
         w.state[woken] = WaveState.RUNNING
+        if ctx.races is not None:
+            ctx.races.barrier(woken)
         return woken
 
     def execute(self, pc: int, waves: np.ndarray) -> Instruction:
@@ -183,6 +185,8 @@ class Runner:
             active_lanes += np.bitwise_count(w.sgpr[rows, EXEC_LO + 1]).sum(dtype=np.int64)
         try:
             inst, handler = program.step(pc)
+            if ctx.races is not None:
+                ctx.races.issuing(pc, inst, waves)
             handler(ctx, waves)
         except PageFault as fault:
             fault.context.setdefault("workgroup", int(w.workgroup[waves[0]]))

@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from gpubench.emu import abi, executor, schedule as schedules, symbols
+from gpubench.emu import abi, executor, races as race_detector, schedule as schedules, symbols
 from gpubench.emu.context import Context, ExecutionError
 from gpubench.emu.memory import AddressSpace
 from gpubench.emu.native import engine as native_engine
@@ -53,6 +53,7 @@ class LaunchStats:
     # wave-instructions the native engine left to the reference engine, by instruction name
     by_reference: dict[str, int] = field(default_factory=dict)
     schedule: str = ""  # the schedule the waves ran in, with its seed ("": the engine's own order)
+    races: list = field(default_factory=list)  # the race detector's RaceReports, when it ran
 
 
 def prepare_context(memory: AddressSpace, target: str, desc: KernelDescriptor, program: int,
@@ -133,7 +134,7 @@ def stats(ctx: Context) -> LaunchStats:
     """The LaunchStats of a Context that has run."""
     return LaunchStats(ctx.stats["wave_instructions"], ctx.stats["steps"], ctx.waves.count,
                        ctx.stats["lane_operations"], ctx.stats.get("executed", set()), ctx.stats.get("by_reference", {}),
-                       ctx.stats.get("schedule", ""))
+                       ctx.stats.get("schedule", ""), ctx.races.reports if ctx.races is not None else [])
 
 
 def engine() -> str:
@@ -155,17 +156,25 @@ ENGINES = {"native": _native, "reference": executor.run}
 
 
 def run(ctx: Context, watchdog: executor.Watchdog = executor.Watchdog(),
-        schedule: schedules.Schedule | None = None) -> LaunchStats:
+        schedule: schedules.Schedule | None = None, races: bool | None = None, kernel: str | None = None) -> LaunchStats:
     """Run every wave to its end; raises GPUPageFault, WatchdogTimeout or ExecutionError.
 
-    A schedule (``schedule``, else GPUBENCH_SCHEDULE) runs on the reference engine: the native loop
-    runs each wave to its next barrier, the order of no schedule but per-wave, and only one at a time."""
+    A schedule (``schedule``, else GPUBENCH_SCHEDULE) and the race detector (``races``, else
+    GPUBENCH_RACES; reports name ``kernel``, else the name registered at the entry point) run on the
+    reference engine: the native loop runs each wave to its next barrier, the order of no schedule
+    but per-wave, and its memory accesses are not seen by Python."""
     schedule = schedule or schedules.configured()
-    if schedule is None:
+    if races if races is not None else race_detector.requested():
+        entry = int(ctx.waves.pc[0]) if ctx.waves.count else 0
+        ctx.races = race_detector.RaceDetector(ctx, kernel or symbols.name_at(entry) or f"at 0x{entry:x}", entry,
+                                               executor.Program(ctx).describe)
+    if schedule is None and ctx.races is None:
         ENGINES[engine()](ctx, watchdog)
     else:
-        ctx.stats["schedule"] = str(schedule)
+        ctx.stats["schedule"] = str(schedule or schedules.LOCKSTEP)
         executor.run(ctx, watchdog, schedule)
+    if ctx.races is not None:
+        race_detector.collect(ctx.races.reports)
     return stats(ctx)
 
 

@@ -81,7 +81,10 @@ class Segment:
     """Bytes at per-lane addresses. ``read`` gives [lanes, size] uint8; ``write`` takes the same.
 
     ``locate`` is for read-modify-write: a key per lane that is equal exactly when two lanes touch the
-    same bytes (so atomics can serialize them), and whether the lane's access happens at all."""
+    same bytes (so atomics can serialize them), and whether the lane's access happens at all.
+    ``space`` names the memory waves share (the race detector, ctx.races, sees its accesses)."""
+
+    space: str | None = None
 
     def read(self, ctx: Context, lanes: Lanes, size: int) -> np.ndarray:
         raise NotImplementedError
@@ -93,14 +96,25 @@ class Segment:
         raise NotImplementedError
 
 
+def _shared(ctx: Context, segment: Segment, lanes: Lanes, size: int, write: bool) -> None:
+    """An access done: the race detector sees it when it runs and the memory is shared."""
+    if ctx.races is not None and segment.space is not None:
+        ctx.races.access(segment.space, lanes.wave, lanes.lane, lanes.address, size, write)
+
+
 class GlobalSegment(Segment):
+    space = "global"
+
     def read(self, ctx: Context, lanes: Lanes, size: int) -> np.ndarray:
         with _naming(ctx, lanes):
-            return ctx.memory.read(lanes.address, size)
+            data = ctx.memory.read(lanes.address, size)
+        _shared(ctx, self, lanes, size, False)
+        return data
 
     def write(self, ctx: Context, lanes: Lanes, data: np.ndarray) -> None:
         with _naming(ctx, lanes):
             ctx.memory.write(lanes.address, data)
+        _shared(ctx, self, lanes, data.shape[1], True)
 
     def locate(self, ctx: Context, lanes: Lanes, size: int) -> tuple[np.ndarray, np.ndarray]:
         return lanes.address, np.ones(len(lanes), bool)
@@ -143,17 +157,21 @@ class _FlatBytes(Segment):
     def read(self, ctx: Context, lanes: Lanes, size: int) -> np.ndarray:
         words = self._word_index(ctx, lanes, size)
         if words is not None:
-            return self.backing(ctx).view(np.uint32)[words].view(np.uint8)
-        index, inside = self._spans(ctx, lanes, size, write=False)
-        return np.where(inside, self.backing(ctx)[index], 0).astype(np.uint8)
+            data = self.backing(ctx).view(np.uint32)[words].view(np.uint8)
+        else:
+            index, inside = self._spans(ctx, lanes, size, write=False)
+            data = np.where(inside, self.backing(ctx)[index], 0).astype(np.uint8)
+        _shared(ctx, self, lanes, size, False)
+        return data
 
     def write(self, ctx: Context, lanes: Lanes, data: np.ndarray) -> None:
         words = self._word_index(ctx, lanes, data.shape[1])
         if words is not None:  # whole lanes land in lane order: later lanes win overlaps, as below
             self.backing(ctx).view(np.uint32)[words] = np.ascontiguousarray(data, np.uint8).view(np.uint32)
-            return
-        index, inside = self._spans(ctx, lanes, data.shape[1], write=True)
-        self.backing(ctx)[index[inside]] = data[inside]
+        else:
+            index, inside = self._spans(ctx, lanes, data.shape[1], write=True)
+            self.backing(ctx)[index[inside]] = data[inside]
+        _shared(ctx, self, lanes, data.shape[1], True)
 
     def locate(self, ctx: Context, lanes: Lanes, size: int) -> tuple[np.ndarray, np.ndarray]:
         base, limit = self.base_and_size(ctx, lanes)
@@ -164,6 +182,8 @@ class _FlatBytes(Segment):
 
 class LocalSegment(_FlatBytes):
     """The workgroup's LDS: out-of-range bytes read 0 and are not written."""
+
+    space = "LDS"
 
     def backing(self, ctx: Context) -> np.ndarray:
         return ctx.lds.reshape(-1)

@@ -1,0 +1,98 @@
+"""The race detector (gpubench/emu/races.py): each racy kernel of tests/kernels is reported with the
+two instructions that race (as LLVM disassembles them), once per pair of PCs, under every schedule;
+every correct kernel is clean under every schedule; across workgroups, global memory handed on
+without a release and an acquire is a race and with both it is not."""
+import re
+import subprocess
+
+import numpy as np
+import pytest
+from asm_dispatch import CODE_BASE, Dispatch
+from kernel_runner import cases, run_case
+from test_schedules import CORRECT, SCHEDULES
+
+from gpubench.emu import executor
+from gpubench.emu.races import RaceDetector
+from gpubench.isa.asm import assemble
+
+
+def _llvm_disassembly(path, kernel: str) -> dict[int, str]:
+    """Offset from ``kernel``'s entry -> llvm-objdump-22's text of the instruction there."""
+    out = subprocess.run(["llvm-objdump-22", "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True,
+                         check=True).stdout
+    entry = int(re.search(rf"^([0-9a-f]+) <{kernel}>:", out, re.M).group(1), 16)
+    return {int(address, 16) - entry: " ".join(text.split())
+            for text, address in re.findall(r"^\s+(\S.*?)\s+// ([0-9A-F]+):", out, re.M)}
+
+
+@pytest.mark.parametrize("schedule", ["lockstep", "per-wave"])
+@pytest.mark.parametrize("variant", cases.PORTABLE)
+@pytest.mark.parametrize("name", [c.name for c in cases.RACY])
+def test_a_missing_barrier_is_reported_with_both_instructions(name, variant, schedule):
+    case = cases.CASES[name]
+    _, _, _, stats = run_case(case, variant, schedule=schedule, races=True)
+    assert stats.races, f"{name}: no race reported"
+    llvm = _llvm_disassembly(case.code_object(variant), case.kernel)
+    pairs = [tuple(sorted((r.first.pc, r.second.pc))) for r in stats.races]
+    assert len(set(pairs)) == len(pairs)  # once per pair of PCs
+    for report in stats.races:
+        assert report.space == "LDS" and report.kernel == case.kernel
+        first, second = report.first, report.second
+        assert first.workgroup == second.workgroup and first.wave_id != second.wave_id
+        assert first.write or second.write
+        assert report.address < case.min_lds
+        for access in (first, second):
+            assert access.instruction.startswith("ds_")
+            assert access.instruction.startswith(llvm[access.offset] + "  [")  # ours, then the bytes
+        assert "no barrier between them" in str(report)
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+@pytest.mark.parametrize("name,variant", CORRECT)
+def test_correct_kernels_have_no_race(name, variant, schedule):
+    _, _, _, stats = run_case(cases.CASES[name], variant, schedule=schedule, races=True)
+    assert stats.races == []
+
+
+RELEASE, ACQUIRE = "s_waitcnt_vscnt null, 0x0", "buffer_gl0_inv\nbuffer_gl1_inv"  # as __threadfence on gfx11
+
+
+def _hand_off(release: str, acquire: str) -> tuple[np.ndarray, RaceDetector]:
+    """Two workgroups of one wave: each stores its slot, (releases,) counts itself in with a returning
+    atomic add, (acquires,) and the wave that counted last (its lane 31 saw 32 + 31) loads slot 0,
+    the other workgroup's. Returns v3 of lane 31 per wave and the detector."""
+    run = Dispatch("gfx1100", 32, groups=2, waves_per_group=1)
+    slots, counter = run.buffer(np.zeros(2, np.uint32)), run.buffer(np.zeros(1, np.uint32))
+    run.sgpr_pair(0, slots.address)
+    run.sgpr_pair(2, counter.address)
+    run.vgpr[:, 1, :] = (np.arange(2) * 4)[:, None]  # the wave's slot
+    run.vgpr[:, 2, :] = (np.arange(2) + 7)[:, None]  # what it stores
+    run.vgpr[:, 5, :] = 1
+    text = f"""global_store_b32 v1, v2, s[0:1]
+{release}
+global_atomic_add_u32 v4, v6, v5, s[2:3] glc
+s_waitcnt vmcnt(0)
+{acquire}
+v_cmpx_eq_u32 63, v4
+global_load_b32 v3, v6, s[0:1]
+s_endpgm"""
+    run.device.alloc_at(CODE_BASE, assemble(run.isa, text).data)
+    run.waves.pc[:] = CODE_BASE
+    ctx = run.context()
+    ctx.races = RaceDetector(ctx, "hand_off", CODE_BASE, executor.Program(ctx).describe)
+    executor.run(ctx)
+    return ctx.waves.vgpr[:, 3, 31], ctx.races
+
+
+@pytest.mark.parametrize("release,acquire,race", [(RELEASE, ACQUIRE, False), ("", ACQUIRE, True),
+                                                  (RELEASE, "", True), ("", "", True)])
+def test_global_memory_across_workgroups_needs_a_release_and_an_acquire(release, acquire, race):
+    loaded, races = _hand_off(release, acquire)
+    assert loaded.tolist() == [0, 7]  # workgroup 1 counted last and read workgroup 0's slot
+    assert [(r.space, r.first.workgroup, r.first.write, r.second.workgroup, r.second.write) for r in races.reports] == \
+        ([("global", 0, True, 1, False)] if race else [])
+    if race:
+        report = str(races.reports[0])
+        assert "global_store_b32 v1, v2, s[0:1]" in report and "global_load_b32 v3, v6, s[0:1]" in report
+        assert "different workgroups" in report
+
