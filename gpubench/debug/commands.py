@@ -12,6 +12,7 @@ from gpubench.isa.disasm import disassemble_at
 
 HELP = """\
 break|b LABEL|*ADDR|MNEMONIC   stop before an instruction (any wave)   catch nan   stop at the first NaN written to a VGPR
+catch race   stop after the first data race on LDS or global memory (the second access's wave selected)
 watch REG|ADDR[,BYTES]|lds:OFF[,BYTES]   stop when it changes     delete N   remove breakpoint/watchpoint N
 stepi|si [N]   N instructions of the selected wave     continue|c     finish   run until the selected wave ends
 reverse-stepi|rsi [N]   reverse-continue|rc   last-write REG   back to before the last write of REG (selected wave)
@@ -74,7 +75,10 @@ def _catch(s: Session, rest: str, fmt: str) -> str:
         return "catching the first NaN written to a VGPR"
     if rest == "fault":
         return "page faults always stop the dispatch (before the faulting instruction's effects)"
-    raise CommandError("catch nan | catch fault")
+    if rest == "race":
+        s.catch_races()
+        return "catching the first data race on LDS or global memory"
+    raise CommandError("catch nan | catch fault | catch race")
 
 
 def _watch(s: Session, rest: str, fmt: str) -> str:

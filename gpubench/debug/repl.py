@@ -14,7 +14,7 @@ from gpubench.debug.session import Session
 PROMPT = "(gpubench) "
 HISTORY = Path.home() / ".gpubench_debug_history"
 STYLES = (("error:", "bold red"), ("=>", "bold green"), ("breakpoint", "yellow"), ("watchpoint", "yellow"),
-          ("fault", "bold red"), ("nan", "bold magenta"), ("the dispatch has ended", "cyan"))
+          ("fault", "bold red"), ("nan", "bold magenta"), ("race", "bold red"), ("the dispatch has ended", "cyan"))
 
 
 def styled(output: str) -> Text:
@@ -43,7 +43,7 @@ def interact(session: Session, console: Console) -> None:
     from prompt_toolkit.history import FileHistory
 
     words = COMMANDS + list(ALIASES) + list(session.labels) + ["waves", "registers", "breakpoints", "watchpoints",
-                                                                "nan", "exec", "vcc", "scc", "pc", "m0"]
+                                                                "nan", "race", "exec", "vcc", "scc", "pc", "m0"]
     prompt = PromptSession(history=FileHistory(str(HISTORY)), completer=WordCompleter(words, sentence=False),
                            complete_while_typing=False)  # Tab completes, as readline does
     last = ""

@@ -1,12 +1,13 @@
 """A debugging session over one dispatch: breakpoints (PC, label, mnemonic), catching the first page
-fault and the first NaN written to a VGPR, watchpoints, stepping the selected wave forwards and
+fault, the first NaN written to a VGPR and the first data race (emu/races.py), watchpoints, stepping the selected wave forwards and
 backwards, and reading its registers, LDS and memory.
 
 The dispatch runs issue by issue (`Recorder`): an issue executes one instruction for the waves the
 schedule picks (GPUBENCH_SCHEDULE, `gpubench debug --schedule`; lockstep by default: every wave at
 the lowest PC), so stepping "the selected wave" runs the issues up to and including its next one,
 moving other waves as the scheduler does. Reverse execution undoes issues in exact reverse order,
-so the state of every wave and of memory is what it was at that point of the forward run.
+so the state of every wave and of memory is what it was at that point of the forward run (the race
+detector's record of accesses is not rewound: a race, once reported, is not reported again).
 """
 from __future__ import annotations
 
@@ -24,12 +25,13 @@ from gpubench.emu.context import ExecutionError
 from gpubench.emu.device import Device, KernelHandle
 from gpubench.emu.executor import GPUPageFault, Runner, Watchdog
 from gpubench.emu.memory import PageFault
+from gpubench.emu.races import RaceDetector
 from gpubench.emu.waves import WaveState
 
 
 @dataclass(frozen=True)
 class Stop:
-    """Why the dispatch stopped: step, breakpoint, watchpoint, nan, fault, error, exited, history-start."""
+    """Why the dispatch stopped: step, breakpoint, watchpoint, nan, race, fault, error, exited, history-start."""
 
     reason: str
     message: str = ""
@@ -57,6 +59,7 @@ class Session:
         self.breakpoints: dict[int, tuple[str, int | str]] = {}  # number -> ("pc", address) | ("mnemonic", name)
         self.watches: dict[int, Watch] = {}
         self.catch_nan = False
+        self.races_seen: int | None = None  # with `catch race`: the detector's reports already shown
         self._numbers = 0
         self._stopped = False  # once stopped, resuming runs the issue at hand before checking breakpoints (as gdb)
 
@@ -200,11 +203,26 @@ class Session:
                 return Stop("error", str(e))
             for observer in self.observers:
                 observer.step(change)
-            stop = (self._new_nan(change) if self.catch_nan else None) or self._changed_watch()
+            stop = (self._new_nan(change) if self.catch_nan else None) or self._new_race() or self._changed_watch()
             if stop is not None:
                 return stop
             if done(change):
                 return Stop("step")
+
+    def catch_races(self) -> None:
+        """Watch LDS and global memory for races from here on (accesses already made are not known)."""
+        if self.ctx.races is None:
+            name = self.symbolize(self.entry).strip("<>") or f"at 0x{self.entry:x}"
+            self.ctx.races = RaceDetector(self.ctx, name, self.entry, self.runner.program.describe)
+        self.races_seen = len(self.ctx.races.reports)
+
+    def _new_race(self) -> Stop | None:
+        if self.races_seen is None or len(self.ctx.races.reports) == self.races_seen:
+            return None
+        report = self.ctx.races.reports[self.races_seen]
+        self.races_seen = len(self.ctx.races.reports)
+        self.selected = report.second.wave
+        return Stop("race", str(report))
 
     def _select_faulting(self, fault: PageFault, waves: np.ndarray) -> None:
         w = self.waves

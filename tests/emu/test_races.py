@@ -96,3 +96,26 @@ def test_global_memory_across_workgroups_needs_a_release_and_an_acquire(release,
         assert "global_store_b32 v1, v2, s[0:1]" in report and "global_load_b32 v3, v6, s[0:1]" in report
         assert "different workgroups" in report
 
+
+def test_the_debugger_stops_at_the_first_race():
+    """`catch race`, then `continue`: the session stops after the first racing access, the racing
+    wave selected, and says what the detector said; the next `continue` stops at the next pair."""
+    import gpubench
+    from gpubench.debug import Session
+
+    case = cases.CASES["scan_lds_racy"]
+    dev = gpubench.Device("gfx1100")
+    inputs = case.inputs(0)
+    args = (dev.to_device(inputs["in"]), dev.to_device(inputs["out"]))
+    session = Session.load(dev, case.code_object("gfx1100"), case.kernel, case.grid, case.block, args)
+    assert session.command("catch race").startswith("catching the first data race")
+    llvm = _llvm_disassembly(case.code_object("gfx1100"), case.kernel)
+    stopped = session.command("continue")
+    assert stopped.startswith("race: data race on LDS address")
+    first, second = session.ctx.races.reports[0].first, session.ctx.races.reports[0].second
+    assert f"<scan_lds_racy+0x{first.offset:x}>: {llvm[first.offset]}" in stopped
+    assert f"<scan_lds_racy+0x{second.offset:x}>: {llvm[second.offset]}" in stopped
+    assert session.selected == second.wave
+    assert int(session.waves.pc[second.wave]) > second.pc  # stopped after the access
+    assert session.command("continue").startswith("race: ") and len(session.ctx.races.reports) >= 2
+    session.close()
