@@ -804,6 +804,19 @@ def _scratch_reference(d, v):
     return {"out": _i32(acc)}
 
 
+def _private_index_inputs(rng):
+    n = 2 * 64
+    return {"in": rng.standard_normal(32 * n).astype(np.float32), "out": _filled(np.float32, n),
+            "rows": _filled(np.float32, 32 * n), "n": np.int32(45), "m": np.int32(-3)}
+
+
+def _private_index_reference(d, v):
+    rows = 2 * d["in"].reshape(-1, 32)  # exact: a doubling
+    out = rows[:, int(d["n"]) % 32].copy()
+    rows[:, int(d["m"]) % 32] = 3.0
+    return {"out": out, "rows": rows.reshape(-1)}
+
+
 def _dispatch_inputs(rng):
     total = 4 * 64
     return {"out": _filled(np.uint32, 12 * total), "total": np.uint32(total)}
@@ -1068,6 +1081,16 @@ _add(Case(
     min_scratch=1024,
     summary="A 1 KiB private array per work-item written and read at data-dependent indices: it lives in "
             "scratch (private segment, flat scratch instructions). Exact."))
+
+_add(Case(
+    "private_index", "private_index", PORTABLE, (2, 1, 1), (64, 1, 1),
+    (Buffer("in", "float32"), Buffer("out", "float32", "out"), Buffer("rows", "float32", "out"),
+     Scalar("n", "int32"), Scalar("m", "int32")), _private_index_inputs, _private_index_reference,
+    relies_on={"gfx942": ("s_set_gpr_idx_on", "s_set_gpr_idx_off"), "gfx950": ("s_set_gpr_idx_on", "s_set_gpr_idx_off"),
+               **_on_gfx1100("v_movrels_b32", "v_movreld_b32")},
+    summary="A 32-float private array held in VGPRs, read and written at indices from kernel arguments: "
+            "VGPR index mode on gfx942/gfx950 (s_set_gpr_idx_on around v_mov_b32), v_movrels/v_movreld on RDNA. "
+            "Exact."))
 
 _add(Case(
     "dispatch_ids", "dispatch_ids", PORTABLE, DISPATCH_GRID, DISPATCH_BLOCK,
