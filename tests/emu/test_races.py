@@ -119,3 +119,39 @@ def test_the_debugger_stops_at_the_first_race():
     assert int(session.waves.pc[second.wave]) > second.pc  # stopped after the access
     assert session.command("continue").startswith("race: ") and len(session.ctx.races.reports) >= 2
     session.close()
+
+
+SUITE = '''
+import sys
+sys.path.insert(0, {here!r})
+import pytest
+from kernel_runner import cases, run_case
+
+
+@pytest.mark.parametrize("name", ["reduce_sum_racy", "reduce_sum_racy", "scan_lds"])
+def test_kernel(name):
+    run_case(cases.CASES[name], "gfx1100")
+'''
+
+
+def test_gpubench_run_lists_each_race_once_over_its_workers(tmp_path):
+    """`gpubench run --races -n 2`: the suite's launches (here through the Python API, which the
+    environment reaches too) are checked, and the summary lists the racy kernel's races once."""
+    import json
+    import os
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    suite = tmp_path / "test_racy_suite.py"
+    suite.write_text(SUITE.format(here=str(here)))
+    report = tmp_path / "report.json"
+    done = subprocess.run([sys.executable, "-m", "gpubench.cli", "run", "--races", str(suite), "-n", "2",
+                           "--json-report", str(report)], capture_output=True, text=True, cwd=tmp_path,
+                          env={k: v for k, v in os.environ.items() if k != "GPUBENCH_RACES"})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    alone = run_case(cases.CASES["reduce_sum_racy"], "gfx1100", races=True)[3].races
+    listed = json.loads(report.read_text())["races"]
+    assert len(listed) == len(alone) > 0
+    assert all("in kernel reduce_sum_racy" in text for text in listed)
+    assert f"race detector: {len(alone)} races" in done.stdout
