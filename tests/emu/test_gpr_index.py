@@ -137,3 +137,9 @@ def test_an_sgpr_destination_does_not_move(target, engine_name):
     d.sgpr[0, 5] = 2
     ctx = d("s_set_gpr_idx_on s5, gpr_idx(SRC0,DST)\nv_readfirstlane_b32 s7, v3\ns_set_gpr_idx_off", engine_name)
     assert ctx.waves.sgpr[0, 7] == 5000 and ctx.waves.sgpr[0, 9] == 0  # v5's lane 0, into s7 itself
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+def test_the_index_may_be_a_constant(engine_name):
+    ctx = dispatch("gfx942")("s_set_gpr_idx_on 6, gpr_idx(SRC0)\nv_mov_b32_e32 v1, v10\ns_set_gpr_idx_off", engine_name)
+    assert list(ctx.waves.vgpr[0, 1]) == list(register(16))

@@ -20,11 +20,11 @@ import numpy as np
 
 from gpubench.emu.context import Context
 from gpubench.emu.ops import Handler, factory
+from gpubench.emu.ops import operands as opnd
 from gpubench.isa.decoder import Instruction
 
 GPR_IDX_EN = np.uint32(1 << 27)
 M0 = 124  # CDNA's M0 in the scalar operand space
-VGPR_BASE = 256  # v0 in the 9-bit source fields
 VALU_ROOTS = ("VOP1", "VOP2", "VOP3", "VOP3P", "VOPC", "VOP3SD")
 # M0[15:12]'s enable bits and the encoding fields each moves: a 9-bit source holds a VGPR from 256 on,
 # a VGPR field (the DPP/SDWA register of src0, VOP2's vsrc1, vdst) always names one
@@ -35,7 +35,7 @@ def _mode_setter(enable: bool, inst: Instruction) -> Handler:
     def run(ctx: Context, waves: np.ndarray) -> None:
         w = ctx.waves
         if enable:
-            index = w.sgpr[waves, inst["ssrc0"]] & np.uint32(0xFF)
+            index = opnd.read_scalar(ctx, waves, inst["ssrc0"], 32, None, inst.get("literal")) & np.uint32(0xFF)
             operands = np.uint32((inst["ssrc1"] & 0xF) << 12)
             w.sgpr[waves, M0] = (w.sgpr[waves, M0] & np.uint32(~0xF0FF & 0xFFFFFFFF)) | index | operands
             w.mode[waves] |= GPR_IDX_EN
@@ -60,7 +60,7 @@ def moved(inst: Instruction, index: int, operands: int) -> Instruction:
             continue
         for name in names:
             field, operand = inst.fmt.field(name), inst.idef.operand(name)
-            if field is None or (field.kind == "SrcField" and field.get(word) < VGPR_BASE) or \
+            if field is None or (field.kind == "SrcField" and field.get(word) < opnd.VGPR_BASE) or \
                     field.kind not in ("SrcField", "VGPRField") or (operand and "SREG" in operand.type):
                 continue  # not a VGPR (v_readlane/v_readfirstlane write an SGPR through their vdst field)
             register = field.get(word) + index
