@@ -80,3 +80,28 @@ def expect_count(pieces: list[Piece], count: int, stmt_end: int) -> None:
 
 def lower_name(idef: InstrDef) -> str:
     return idef.name.lower()
+
+
+def bit_list(value: int, count: int) -> str:
+    return "[" + ",".join(str(value >> i & 1) for i in range(count)) + "]"
+
+
+def parse_bit_list(piece: Piece, name: str, count: int) -> int:
+    """``name:[1,0,1]`` -> 0b101. LLVM accepts up to four entries and keeps the first ``count``;
+    errors point at the bracket or the bad entry, in LLVM's words."""
+    start = len(name) + 1
+    text = piece.text[start:]
+    if not text.startswith("["):
+        raise AsmError("expected a left square bracket", piece.column + start)
+    closing = text.find("]")
+    if closing < 0:
+        raise AsmError("expected a closing square bracket", piece.column + len(piece.text))
+    entries, column = [], piece.column + start + 1
+    for entry in text[1:closing].split(","):
+        if len(entries) == 4:
+            raise AsmError("expected a closing square bracket", column - 1)
+        if entry.strip() not in ("0", "1"):
+            raise AsmError(f"invalid {name} value.", column)
+        entries.append(int(entry))
+        column += len(entry) + 1
+    return sum(b << i for i, b in enumerate(entries[:count]))

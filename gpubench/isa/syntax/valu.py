@@ -118,6 +118,13 @@ E64_TWINS_WITHOUT_OP_SEL = {"rdna4": frozenset({"v_cvt_pk_f32_fp8", "v_cvt_pk_f3
 # CDNA's *_legacy_* 16-bit operations keep the GFX8 encoding, which has no op_sel.
 LEGACY_MARK = "_legacy_"
 
+# LLVM's op_sel:[...] holds at most four entries on every operation, however many bits it has.
+OP_SEL_ENTRIES = 4
+
+# RDNA's VOP3 dot products (LLVM's IsDOT) read both halves of their packed src0 and src1.
+WHOLE_PACKED_SOURCES = {arch: frozenset({"v_dot2_f16_f16", "v_dot2_bf16_bf16"}) for arch in ("rdna3", "rdna4")}
+WHOLE_PACKED_SOURCES_OP_SEL = 0b11
+
 OMOD_TEXT = {1: "mul:2", 2: "mul:4", 3: "div:2"}
 OMOD_VALUE = {text: value for value, text in OMOD_TEXT.items()}
 
@@ -355,12 +362,8 @@ def op_sel_positions(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...]) -> list[
     return sources if writes_exec_only(isa, idef) else sources + [OP_SEL_DST_BIT]
 
 
-def op_sel_in_range(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...], opsel: int) -> bool:
-    """Whether op_sel sets bits of 16-bit-capable operands only (not of a lane mask, nor of an SGPR
-    destination). LLVM ignores an op_sel with other bits set, and on RDNA3 then writes whole
-    registers instead of halves."""
-    if base_name(idef) in OP_SEL_FLAGS:
-        return True
+def op_sel_mask(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...]) -> int:
+    """The op_sel bits of 16-bit-capable operands (not of a lane mask, nor of an SGPR destination)."""
     sources = sources_of(slots)
     mask = 0
     for position in op_sel_positions(isa, idef, slots):
@@ -368,24 +371,30 @@ def op_sel_in_range(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...], opsel: in
             mask |= any(slot.kind == "vdst" for slot in slots) << position
         elif position >= len(sources) or not is_lane_mask(sources[position].operand):
             mask |= 1 << position
-    return not opsel & ~mask
+    return mask
 
 
-def is_packed(operand: Operand | None) -> bool:
-    """A source of two 16-bit values in one 32-bit register."""
-    return operand is not None and "PK2" in operand.fmt and operand.bits == 32
+def op_sel_in_range(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...], opsel: int) -> bool:
+    """Whether op_sel sets bits of 16-bit-capable operands only. LLVM ignores an op_sel with other
+    bits set, and on RDNA3 then writes whole registers instead of halves."""
+    return base_name(idef) in OP_SEL_FLAGS or not opsel & ~op_sel_mask(isa, idef, slots)
+
+
+def unselectable_op_sel(isa: ISA, idef: InstrDef) -> int:
+    """The op_sel bits that LLVM neither prints nor accepts: those of the packed sources of RDNA's
+    VOP3 dot products, which read both halves (CDNA's conversions of packed sources keep theirs)."""
+    return WHOLE_PACKED_SOURCES_OP_SEL if base_name(idef) in WHOLE_PACKED_SOURCES.get(isa.arch, ()) else 0
 
 
 def op_sel_bits(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...], opsel: int) -> list[int]:
-    """op_sel:[...] as LLVM writes it; on RDNA it drops the bits of packed 32-bit sources
-    (v_dot2_f16_f16's), which CDNA's conversions (v_cvt_scalef32_sr_pk_fp4_bf16) keep."""
-    sources = sources_of(slots) if isa.arch != "cdna" else []
-    return [0 if position < len(sources) and position != OP_SEL_DST_BIT and is_packed(sources[position].operand)
-            else opsel >> position & 1 for position in op_sel_positions(isa, idef, slots)]
+    """op_sel:[...] as LLVM writes it."""
+    shown = opsel & ~unselectable_op_sel(isa, idef)
+    return [shown >> position & 1 for position in op_sel_positions(isa, idef, slots)]
 
 
-def op_sel_value(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...], bits: list[int]) -> int:
-    return sum(bit << position for bit, position in zip(bits, op_sel_positions(isa, idef, slots)))
+def op_sel_value(isa: ISA, idef: InstrDef, slots: tuple[Slot, ...], entries: int) -> int:
+    """The op_sel field for op_sel:[...]'s entries (entry i in bit i)."""
+    return sum((entries >> i & 1) << position for i, position in enumerate(op_sel_positions(isa, idef, slots)))
 
 
 def byte_sel_bits(isa: ISA, idef: InstrDef) -> tuple[int, int] | None:
@@ -1181,6 +1190,7 @@ class Encoding:
             self.fields["vdst"] = EXEC_LO  # the e64 form names its implicit destination
         self.literal: int | None = None
         self.neg = self.abs = self.opsel = 0
+        self.halves = 0  # the op_sel bits that true16 .l/.h suffixes set
         self.dpp_mods: dict[str, int] = {}
 
     def put(self, slot: Slot, piece: Piece) -> None:
@@ -1232,6 +1242,7 @@ class Encoding:
         v0..v127), or the operand's op_sel bit in e64."""
         if self.e64:
             self.opsel |= hi << opsel_bit
+            self.halves |= 1 << opsel_bit
             return index
         if index >= 128:
             raise piece.error("invalid operand for instruction")
@@ -1287,12 +1298,25 @@ class Encoding:
                 value = _parse_byte_sel(piece, text[len("byte_sel:"):])
                 low, high = byte_sel_bits(self.isa, self.idef)
                 self.opsel |= (value & 1) << low | (value >> 1) << high
-            elif text.startswith("op_sel:") and has_op_sel(self.isa, self.idef):
-                width = len(op_sel_positions(self.isa, self.idef, slots))
-                self.opsel |= op_sel_value(self.isa, self.idef, slots,
-                                           _parse_op_sel(piece, text[len("op_sel:"):], width))
+            elif text.startswith("op_sel:") and has_op_sel(self.isa, self.idef) and not byte_sel_bits(self.isa, self.idef):
+                self.put_op_sel(piece, common.parse_bit_list(piece, "op_sel", OP_SEL_ENTRIES), slots)
             else:
                 raise piece.error("invalid operand for instruction")
+
+    def put_op_sel(self, piece: Piece, entries: int, slots: tuple[Slot, ...]) -> None:
+        """op_sel:[...] as LLVM reads it: one to four entries whatever the operation, the missing
+        ones 0; entries past its op_sel bits, or of an operand without halves (an SGPR destination),
+        ignored, except that permlane's flags reject them; no bit of an RDNA dot product's packed
+        source; and on RDNA3 a nonzero op_sel agrees with every .l/.h suffix (a zero one leaves the
+        suffixes alone)."""
+        if base_name(self.idef) in OP_SEL_FLAGS and entries >> len(op_sel_positions(self.isa, self.idef, slots)):
+            raise piece.error("invalid op_sel operand")
+        opsel = op_sel_value(self.isa, self.idef, slots, entries) & op_sel_mask(self.isa, self.idef, slots)
+        if opsel & unselectable_op_sel(self.isa, self.idef):
+            raise piece.error("invalid op_sel operand")
+        if opsel and (opsel ^ self.opsel) & self.halves:
+            raise piece.error("op_sel operand conflicts with 16-bit operand suffix")
+        self.opsel |= opsel
 
     def finish(self, fmt: Format) -> tuple[Format, dict[str, int]]:
         fields = self.fields
@@ -1335,9 +1359,3 @@ def _parse_byte_sel(piece: Piece, text: str) -> int:
     return value
 
 
-def _parse_op_sel(piece: Piece, text: str, width: int) -> list[int]:
-    m = re.fullmatch(r"\[([01](?:,[01])*)\]", text)
-    bits = [int(b) for b in m.group(1).split(",")] if m else []
-    if len(bits) != width:
-        raise piece.error("invalid op_sel operand")
-    return bits

@@ -396,31 +396,6 @@ def parse_vgpr_destination(piece: Piece, count: int, arch: str, files: str = "v"
 
 # ---- modifier arrays -------------------------------------------------------------------------
 
-def bit_list(value: int, count: int) -> str:
-    return "[" + ",".join(str(value >> i & 1) for i in range(count)) + "]"
-
-
-def parse_bit_list(piece: Piece, name: str, count: int) -> int:
-    """``name:[1,0,1]`` -> 0b101. LLVM accepts up to four entries and keeps the first ``count``;
-    errors point at the bracket or the bad entry, in LLVM's words."""
-    start = len(name) + 1
-    text = piece.text[start:]
-    if not text.startswith("["):
-        raise AsmError("expected a left square bracket", piece.column + start)
-    closing = text.find("]")
-    if closing < 0:
-        raise AsmError("expected a closing square bracket", piece.column + len(piece.text))
-    entries, column = [], piece.column + start + 1
-    for entry in text[1:closing].split(","):
-        if len(entries) == 4:
-            raise AsmError("expected a closing square bracket", column - 1)
-        if entry.strip() not in ("0", "1"):
-            raise AsmError(f"invalid {name} value.", column)
-        entries.append(int(entry))
-        column += len(entry) + 1
-    return sum(b << i for i, b in enumerate(entries[:count]))
-
-
 def expect_operands(stmt: Statement, count: int) -> None:
     """LLVM reports too few operands at the mnemonic, too many at the first extra one."""
     if len(stmt.operands) < count:
@@ -461,7 +436,7 @@ def modifier_words(mods: PackedModifiers, count: int, packed: bool, arrays: tupl
         value = getattr(mods, name) & mask
         default = mask if name == "op_sel_hi" and packed else 0
         if value != default:
-            words.append(f"{name}:{bit_list(value, count)}")
+            words.append(f"{name}:{common.bit_list(value, count)}")
     if mods.clamp:
         words.append("clamp")
     return words
@@ -478,7 +453,7 @@ def parse_modifier_words(pieces: list[Piece], count: int, packed: bool, arrays: 
         if name in arrays and value:
             if name in seen:
                 raise piece.error("invalid operand for instruction")
-            values[name] = parse_bit_list(piece, name, count)
+            values[name] = common.parse_bit_list(piece, name, count)
         elif text == "clamp" and clamp:
             if name in seen:
                 raise piece.error("invalid operand for instruction")
@@ -576,7 +551,7 @@ class MatrixMath(FormatSyntax):
     def control_words(idef: InstrDef, cbsz: int, abid: int, blgp: int) -> list[str]:
         words = [f"{name}:{value}" for name, value in (("cbsz", cbsz), ("abid", abid)) if value]
         if blgp:
-            words.append(f"neg:{bit_list(blgp, 3)}" if is_f64_matrix(idef) else f"blgp:{blgp}")
+            words.append(f"neg:{common.bit_list(blgp, 3)}" if is_f64_matrix(idef) else f"blgp:{blgp}")
         return words
 
     # -- text -> bytes --
@@ -632,7 +607,7 @@ class MatrixMath(FormatSyntax):
             text = piece.text.lower().replace(" ", "")
             name, _, value = text.partition(":")
             if name == "neg" and is_f64_matrix(idef):
-                values["blgp"] = parse_bit_list(piece, name, 3)
+                values["blgp"] = common.parse_bit_list(piece, name, 3)
             elif name in limits and not (name == "blgp" and is_f64_matrix(idef)):
                 number = ops.parse_int(value)
                 if number is None or not 0 <= number <= limits[name]:
@@ -864,8 +839,8 @@ class ScaledMatrixMath(MatrixMath):
         texts = self.operand_texts(inst) + [
             source_text(isa, idef, inst[name], idef.operand(name), None, prefix="VReg", vector_only=True)
             for name in SCALE_SOURCES]
-        words = [f"op_sel:{bit_list(inst['opsel'] & 3, 3)}"] if inst["opsel"] & 3 else []
-        words.append(f"op_sel_hi:{bit_list(inst['opsel_hi'], 3)}")
+        words = [f"op_sel:{common.bit_list(inst['opsel'] & 3, 3)}"] if inst["opsel"] & 3 else []
+        words.append(f"op_sel_hi:{common.bit_list(inst['opsel_hi'], 3)}")
         words += self.control_words(idef, inst["cbsz"], 0, inst["blgp"])
         return f"{self.mnemonic(inst)} {', '.join(texts)} {' '.join(words)}"
 
