@@ -113,21 +113,31 @@ def disasm(mcpu: str, mattr: str | None, show_encoding: bool, source) -> None:
 @click.argument("source", type=click.File("r"), default="-")
 def asm(mcpu: str, mattr: str | None, show_encoding: bool, filetype: str, output, source) -> None:
     """Assemble LLVM-syntax AMDGPU assembly; print it back as llvm-mc does (canonical text)."""
-    from gpubench.isa.asm import AssemblyError, assemble
+    from gpubench.isa.asm import AssemblyError, assemble_reporting
     from gpubench.isa.elfwriter import assemble_code_object
     isa = _isa(mcpu, mattr)
-    try:
-        if filetype == "obj":
+    if filetype == "obj":
+        try:
             code_object = assemble_code_object(isa, source.read(), _name(source), mattr)
-            (output or click.get_binary_stream("stdout")).write(code_object)
-            return
-        program = assemble(isa, source.read(), filename=_name(source))
-    except AssemblyError as e:
-        click.echo(str(e), err=True)
-        sys.exit(1)
-    if output:
-        output.write(program.data)
+        except AssemblyError as e:
+            click.echo(str(e), err=True)
+            sys.exit(1)
+        (output or click.get_binary_stream("stdout")).write(code_object)
         return
+    # As llvm-mc: the errors on stderr, the other lines on stdout (no -o output), exit status 1.
+    program = assemble_reporting(isa, source.read(), filename=_name(source))
+    for error in program.errors:
+        click.echo(str(error), err=True)
+    if output:
+        if not program.errors:
+            output.write(program.data)
+    else:
+        _print_program(isa, mcpu, program, show_encoding)
+    if program.errors:
+        sys.exit(1)
+
+
+def _print_program(isa, mcpu: str, program, show_encoding: bool) -> None:
     click.echo(f'\t.amdgcn_target "amdgcn-amd-amdhsa--{mcpu}"')
     for line in program.lines:
         if line.kind == "label":

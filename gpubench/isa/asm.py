@@ -76,6 +76,7 @@ class AssembledLine:
 class Program:
     lines: list[AssembledLine] = field(default_factory=list)
     labels: dict[str, int] = field(default_factory=dict)  # name -> offset in its section
+    errors: list[AssemblyError] = field(default_factory=list)  # the lines left out, in source order
 
     @property
     def data(self) -> bytes:
@@ -91,8 +92,18 @@ class Program:
 
 
 def assemble(isa: ISA, text: str, filename: str = "<stdin>") -> Program:
+    """Assemble a whole source (see assemble_reporting); raises its first error."""
+    program = assemble_reporting(isa, text, filename)
+    if program.errors:
+        raise program.errors[0]
+    return program
+
+
+def assemble_reporting(isa: ISA, text: str, filename: str = "<stdin>") -> Program:
     """Assemble a whole source: a first pass for sizes and labels, a second with labels resolved.
 
+    As with llvm-mc, a line with an error is left out and reported in Program.errors, and the
+    others assemble; an error in a block ends the assembly there (its lines are not statements).
     Each section (.text, .rodata, `.section NAME`) has its own offsets. The blocks of
     `amdhsa.BLOCKS` (`.amdhsa_kernel` ... `.end_amdhsa_kernel` and the like) go whole to
     gpubench.isa.amdhsa: they are not statements."""
@@ -121,9 +132,12 @@ def assemble(isa: ISA, text: str, filename: str = "<stdin>") -> Program:
                 else:
                     item = _assemble_line(isa, code, number, AsmContext(pcs[section], labels, final), section)
             except AsmError as e:
-                raise AssemblyError(filename, number, e.column, e.message, raw) from None
+                program.errors.append(AssemblyError(filename, number, e.column, e.message, raw))
+                continue
             except amdhsa.DirectiveError as e:
-                raise AssemblyError(filename, e.line_number, e.column, e.message, sources[e.line_number - 1]) from None
+                program.errors.append(
+                    AssemblyError(filename, e.line_number, e.column, e.message, sources[e.line_number - 1]))
+                break
             program.lines.append(item)
             pcs[section] += len(item.data)
     return program
