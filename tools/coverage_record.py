@@ -1,6 +1,7 @@
 """Rebuilds tests/emu/executed.json: the instructions the emulator's tests execute, per target.
 
     python tools/coverage_record.py            # about a minute; then commit tests/emu/executed.json
+    python tools/coverage_record.py tests/emu/test_x.py ...   # adds what those test files execute
 
 `gpubench isa coverage` reads the record to say which instructions a test executes; rebuilding it
 is a manual step (run this after adding kernel cases or assembly tests, and commit the result).
@@ -15,6 +16,8 @@ builds a handler for, once per PC, to ``ctx.stats["executed"]``; a VOPD adds bot
     through the same executor; `Dispatch.step` (one instruction, one factory's handler, no executor)
     counts its instruction too.
 A dispatch that stops because an instruction cannot execute does not count that instruction.
+Given test files, only those run, and what they execute is added to the record as it stands (a
+new test's instructions without the whole run).
 """
 from __future__ import annotations
 
@@ -85,29 +88,36 @@ def run_kernel_cases() -> list[str]:
     return outcomes
 
 
-def run_assembly_tests() -> int:
+def run_assembly_tests(paths: list[str]) -> int:
     import pytest
-    return pytest.main(["-q", "-p", "no:cacheprovider", str(ROOT / "tests" / "emu"),
-                        "--ignore", str(ROOT / "tests" / "emu" / "test_kernels.py"),
-                        "--ignore", str(ROOT / "tests" / "emu" / "test_coverage.py")])
+    return pytest.main(["-q", "-p", "no:cacheprovider", *paths])
 
 
-def main() -> None:
+def main(test_files: list[str]) -> None:
     import asm_dispatch
     executor.run = _recording_run(executor.run)
     asm_dispatch.Dispatch.step = _recording_step(asm_dispatch.Dispatch.step)
-    run_kernel_cases()
-    status = run_assembly_tests()
+    before = {target: set(names) for target, names in json.loads(RECORD.read_text())["executed"].items()}
+    if test_files:
+        for target, names in before.items():
+            EXECUTED[target] |= names
+        status = run_assembly_tests(test_files)
+    else:
+        run_kernel_cases()
+        status = run_assembly_tests([str(ROOT / "tests" / "emu"),
+                                     "--ignore", str(ROOT / "tests" / "emu" / "test_kernels.py"),
+                                     "--ignore", str(ROOT / "tests" / "emu" / "test_coverage.py")])
     record = {
         "about": "instructions the emulator's tests execute, by target; rebuilt by `python tools/coverage_record.py`",
         "sources": ["tests/kernels cases (every built variant)", "tests/emu assembly tests"],
         "executed": {target: sorted(names) for target, names in sorted(EXECUTED.items())},
     }
     RECORD.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"wrote {RECORD.relative_to(ROOT)}: " + ", ".join(f"{t} {len(n)}" for t, n in sorted(EXECUTED.items())))
+    print(f"wrote {RECORD.relative_to(ROOT)}: " + ", ".join(
+        f"{t} {len(before.get(t, ()))} -> {len(n)}" for t, n in sorted(EXECUTED.items())))
     if status != 0:
         print(f"note: the assembly tests ended with pytest status {int(status)}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
