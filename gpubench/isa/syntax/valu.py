@@ -115,6 +115,9 @@ NO_OP_SEL = {
 # the bits say), except RDNA4's FP8 unpacking conversions, whose op_sel picks the source word.
 E64_TWINS_WITHOUT_OP_SEL = {"rdna4": frozenset({"v_cvt_pk_f32_fp8", "v_cvt_pk_f32_bf8"}), "cdna": frozenset()}
 
+# LLVM reads an op_sel on CDNA's v_pk_fmac_f16_e64 (and echoes it in its text) but encodes none of it.
+UNENCODED_OP_SEL = {"cdna": frozenset({"v_pk_fmac_f16"})}
+
 # CDNA's *_legacy_* 16-bit operations keep the GFX8 encoding, which has no op_sel.
 LEGACY_MARK = "_legacy_"
 
@@ -1300,6 +1303,8 @@ class Encoding:
                 self.opsel |= (value & 1) << low | (value >> 1) << high
             elif text.startswith("op_sel:") and has_op_sel(self.isa, self.idef) and not byte_sel_bits(self.isa, self.idef):
                 self.put_op_sel(piece, common.parse_bit_list(piece, "op_sel", OP_SEL_ENTRIES), slots)
+            elif text.startswith("op_sel:") and base_name(self.idef) in UNENCODED_OP_SEL.get(self.isa.arch, ()):
+                common.parse_bit_list(piece, "op_sel", OP_SEL_ENTRIES)
             else:
                 raise piece.error("invalid operand for instruction")
 
