@@ -8,7 +8,8 @@ Every LDS and global access (segments.py: loads, stores, atomics, LDS DMA, buffe
 SMEM loads are not seen) is checked byte by byte against a shadow of that memory: per byte, the
 last write and the readers since it (the lowest- and highest-numbered reader wave, which is enough
 to know whether a wave other than the writer read it). An access records its wave, lane, PC, the
-issue it ran in and its workgroup's barrier epoch (barriers the workgroup has passed). What orders two accesses:
+issue it ran in and its workgroup's barrier epoch (barriers the workgroup has passed). What orders
+two accesses:
 
 - the same wave: program order (its lanes too: one instruction is one access);
 - the same workgroup: a barrier between them (the epochs differ); the emulator completes every
@@ -271,7 +272,8 @@ class RaceDetector:
             e, l = int(earlier[i]), int(later[i])
             same_group = self.ctx.waves.workgroup[log.wave[e]] == self.ctx.waves.workgroup[log.wave[l]]
             ordering = (f"no barrier between them (both in barrier epoch {log.epoch[l]} of the workgroup)" if same_group
-                        else "different workgroups, no release (fence, atomic) and acquire (atomic, fence) between them")
+                        else "different workgroups, no release (fence, atomic) and acquire (atomic, fence) "
+                             "between them")
             self.reports.append(RaceReport(self.kernel, space, int(addresses[i]), self._access(e, earlier_wrote),
                                            self._access(l, write), ordering))
 

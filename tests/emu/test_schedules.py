@@ -28,7 +28,8 @@ def _ticket_order(wave_size: int, schedule: str) -> np.ndarray:
         waves.sort(key=lambda gw: (gw[1], gw[0]))
     elif schedule == "reverse":
         waves.sort(key=lambda gw: (-gw[1], gw[0]))
-    return np.concatenate([group * 256 + wave * wave_size + np.arange(wave_size) for group, wave in waves]).astype(np.uint32)
+    items = [group * 256 + wave * wave_size + np.arange(wave_size) for group, wave in waves]
+    return np.concatenate(items).astype(np.uint32)
 
 
 @pytest.mark.parametrize("variant", ["gfx1100", "gfx942"])
