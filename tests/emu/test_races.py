@@ -155,3 +155,25 @@ def test_gpubench_run_lists_each_race_once_over_its_workers(tmp_path):
     assert len(listed) == len(alone) > 0
     assert all("in kernel reduce_sum_racy" in text for text in listed)
     assert f"race detector: {len(alone)} races" in done.stdout
+
+
+@pytest.mark.parametrize("barrier,race", [("", True), ("s_barrier", False)])
+def test_global_memory_in_a_workgroup_needs_a_barrier(barrier, race):
+    """Two waves of one workgroup: lane 0 of wave 1 stores a word, then every lane of both waves loads
+    it: wave 0's load races with the store unless a barrier stands between them."""
+    run = Dispatch("gfx1100", 32, groups=1, waves_per_group=2)
+    word = run.buffer(np.zeros(1, np.uint32))
+    run.sgpr_pair(0, word.address)
+    run.set_exec(np.array([[False] * 32, [True] + [False] * 31]))  # wave 1's lane 0 stores
+    text = f"""global_store_b32 v1, v2, s[0:1]
+s_mov_b32 exec_lo, -1
+{barrier}
+global_load_b32 v3, v1, s[0:1]
+s_endpgm"""
+    run.device.alloc_at(CODE_BASE, assemble(run.isa, text).data)
+    run.waves.pc[:] = CODE_BASE
+    ctx = run.context()
+    ctx.races = RaceDetector(ctx, "in_group", CODE_BASE, executor.Program(ctx).describe)
+    executor.run(ctx)
+    found = {(r.first.wave_id, r.first.write, r.second.wave_id, r.second.write) for r in ctx.races.reports}
+    assert found == ({(1, True, 0, False)} if race else set())
