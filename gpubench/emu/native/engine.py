@@ -161,16 +161,24 @@ class NativeProgram:
 
 
 class _MapTable:
-    """The AddressSpace's mappings as the native code reads them, rebuilt when they change."""
+    """The AddressSpace's mappings as the native code reads them, rebuilt when they change (a client
+    maps and unmaps between most dispatches: each mapping's host address is looked up once)."""
 
     def __init__(self) -> None:
         self.memory, self.generation, self.array = None, -1, np.zeros((0, MAP_WORDS), np.int64)
+        self._addresses: dict[int, tuple[np.ndarray, int]] = {}  # id(mapping.data) -> (data, address)
 
     def of(self, memory_: AddressSpace) -> np.ndarray:
         if memory_ is not self.memory or memory_.generation != self.generation:
-            rows = [(m.base, m.end, m.data.ctypes.data, m.writable) for m in memory_.mappings]
+            known, addresses, rows = self._addresses if memory_ is self.memory else {}, {}, []
+            for m in memory_.mappings:
+                entry = known.get(id(m.data))
+                if entry is None or entry[0] is not m.data:
+                    entry = (m.data, address(m.data))
+                addresses[id(m.data)] = entry
+                rows.append((m.base, m.end, entry[1], m.writable))
             self.array = np.array(rows, np.int64).reshape(-1, MAP_WORDS)
-            self.memory, self.generation = memory_, memory_.generation
+            self.memory, self.generation, self._addresses = memory_, memory_.generation, addresses
         return self.array
 
 
