@@ -95,6 +95,9 @@ def test_op_sel_arrays_of_any_length_as_llvm_mc(target):
     ("gfx1100", "v_add_f16_e64 v1.l, v2.h, v3.l op_sel:[1]", "010832d502070200",
      "v_add_f16_e64 v1.l, v2.h, v3.l op_sel:[1,0,0]"),
     ("gfx1100", "v_sat_pk_u8_i16_e64 v1.l, v2 op_sel:[1]", "0108e2d502010000", "v_sat_pk_u8_i16_e64 v1.l, v2 op_sel:[1,0]"),
+    # plain VGPRs carry no suffix for op_sel to conflict with (a regression: they were taken as .l)
+    ("gfx1100", "v_mad_u16 v1, v2, v3, v4 op_sel:[0,0,0,1] clamp", "01c041d602071204",
+     "v_mad_u16 v1.h, v2.l, v3.l, v4.l op_sel:[0,0,0,1] clamp"),  # as llvm-mc disassembles it
 ])
 def test_short_and_long_op_sel(target, text, data, printed):
     isa = ISA.get(target)

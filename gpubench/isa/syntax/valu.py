@@ -701,6 +701,7 @@ class SourceModifiers:
     neg: bool = False
     abs: bool = False
     hi: bool = False  # true16: the high half of the VGPR (op_sel bit, or bit 7 of an e32 VGPR index)
+    suffixed: bool = False  # written with a .l/.h suffix (not a plain VGPR, whose half op_sel picks)
 
 
 def register_text(isa: ISA, value: int, operand: Operand | None, hi: bool = False, halves: bool = True) -> str:
@@ -943,7 +944,7 @@ def parse_source_operand(isa: ISA, piece: Piece, operand: Operand | None, allow_
         if not true16(isa, operand):
             raise piece.error("invalid operand for instruction")
         text = half.group(1)
-        mods = replace(mods, hi=half.group(2).lower() == "h")
+        mods = replace(mods, hi=half.group(2).lower() == "h", suffixed=True)
     if text.lower() == NULL_NAME and isa.arch != "cdna":
         return ParsedSource(NULL, None, mods)  # null stands for an operand of any width
     if is_agpr(operand):
@@ -1229,7 +1230,7 @@ class Encoding:
         else:
             index = common.parse_vgpr(Piece(text, piece.column), slot.operand, self.isa.arch)
         if true16(self.isa, slot.operand):
-            index = self.place_half(piece, index, hi, 3)
+            index = self.place_half(piece, index, hi, 3, suffixed=bool(half))
         self.check_lo128(piece, slot.operand, ops.VGPR_BASE + index)
         self.fields["vdst"] = index
 
@@ -1240,12 +1241,12 @@ class Encoding:
                 and common.operand_bits(operand) == 16):
             raise piece.error("invalid operand for instruction")
 
-    def place_half(self, piece: Piece, index: int, hi: bool, opsel_bit: int) -> int:
+    def place_half(self, piece: Piece, index: int, hi: bool, opsel_bit: int, suffixed: bool) -> int:
         """Where a true16 operand's half goes: bit 7 of an e32 VGPR index (which then reaches only
-        v0..v127), or the operand's op_sel bit in e64."""
+        v0..v127), or the operand's op_sel bit in e64 (a suffix there must agree with op_sel)."""
         if self.e64:
             self.opsel |= hi << opsel_bit
-            self.halves |= 1 << opsel_bit
+            self.halves |= suffixed << opsel_bit
             return index
         if index >= 128:
             raise piece.error("invalid operand for instruction")
@@ -1270,7 +1271,8 @@ class Encoding:
         if vgpr_field and value < ops.VGPR_BASE:
             raise piece.error("invalid operand for instruction")
         if value >= ops.VGPR_BASE and true16(self.isa, operand):
-            value = ops.VGPR_BASE + self.place_half(piece, value - ops.VGPR_BASE, parsed.mods.hi, slot.source)
+            value = ops.VGPR_BASE + self.place_half(piece, value - ops.VGPR_BASE, parsed.mods.hi, slot.source,
+                                                    parsed.mods.suffixed)
         self.check_lo128(piece, operand, value)
         self.fields[slot.field] = value - ops.VGPR_BASE if vgpr_field else value
         self.neg |= parsed.mods.neg << slot.source
