@@ -30,7 +30,6 @@ instruction, waves for a SALU one):
     mode is round-to-nearest-even unless the pcode itself sets ROUND_MODE (V_CVT_PK_RTZ_F16_F32).
 """
 from gpubench.compiler.backend.cache import (
-    cache_dir,
     clear_memory_cache,
     compile_instruction,
     compile_text,
@@ -46,7 +45,6 @@ __all__ = [
     "CompiledOp",
     "PortSpec",
     "UndefinedState",
-    "cache_dir",
     "clear_memory_cache",
     "compile_instruction",
     "compile_text",

@@ -29,9 +29,9 @@ from llvmlite import ir
 
 import gpubench
 from gpubench.compiler.backend.cache import compiler_fingerprint
-from gpubench.compiler.diskcache import cache_dir, read, write_atomically
 from gpubench.compiler.backend.operands import BackendUnsupported
 from gpubench.compiler.backend.ports import PortSpec
+from gpubench.compiler.diskcache import cache_dir, read, write_atomically
 from gpubench.compiler.native import ufuncs
 from gpubench.compiler.native.lower import ir_digest, lower_instruction
 

@@ -5,9 +5,9 @@ CP thread emulates in Python and numpy; numpy lets go of the GIL inside every op
 than a few hundred elements, the spinning client takes it at once, and the CP waits a whole switch
 interval to get it back. A dispatch of many waves then spends most of its time waiting (measured:
 a 2^16-element tinygrad dispatch, 47-51 ms of wall for 8 ms of the CP thread's CPU at the 0.5 ms
-interval used when idle). So while a dispatch that wide runs, the interval is cut short, and the
-one in force before comes back when the last such dispatch ends; small dispatches, whose numpy
-operations keep the GIL, run at the idle interval, where forced switches cost least.
+idle interval of the time). So while a dispatch that wide runs, the interval is cut shorter still,
+and the one in force before comes back when the last such dispatch ends; small dispatches, whose
+numpy operations keep the GIL, run at the idle interval.
 
 Even so, a small dispatch paid for sharing twice: the CP waited up to an interval for the
 interpreter after its doorbell moved, and while it ran its packets the client took back every other
