@@ -33,3 +33,12 @@ def test_a_hung_kernel_is_a_hardware_fault_with_the_wave_dump_in_the_log():
     caught, log = run_bad_kernel("hang_loop")
     assert "HW fault:" in caught
     assert "watchdog: the dispatch exceeded" in log and "live waves" in log
+
+
+@pytest.mark.parametrize("device", ["MOCKKFD+AMD", "MOCKPCI+AMD"])
+def test_buffers_freed_at_exit_reach_a_driver_that_is_still_open(device):
+    result = subprocess.run([sys.executable, str(HERE / "tinygrad_kept_buffer.py"), device],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[2.0, 4.0, 6.0]", "early finalizer ran"]
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr, result.stderr

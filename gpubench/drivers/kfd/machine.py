@@ -9,10 +9,10 @@ hang reported as a hardware exception, with the wave dump in the log) is stopped
 """
 from __future__ import annotations
 
-import atexit
 import os
 import re
 import threading
+import weakref
 from dataclasses import dataclass
 
 from gpubench.drivers.kfd.driver import KFDDriver
@@ -66,5 +66,7 @@ def current() -> Machine:
                 _current = Machine(targets, None, PCIBus(targets, watchdog))
             else:
                 _current = Machine(targets, KFDDriver(targets, watchdog))
-            atexit.register(_current.close)
+            # closed at exit after every finalizer made later (tinygrad frees its buffers from
+            # finalizers): as the kernel releases /dev/kfd only once the process's own code is done
+            weakref.finalize(_current, _current.close)
         return _current
