@@ -1,12 +1,17 @@
-"""Manual: gfx12's GLOBAL_LOAD_TR_B128 (the RDNA4 manual gives it no pseudocode): each lane reads 128 bits,
-eight 16-bit elements, at its address as GLOBAL_LOAD_B128 does (memory_ops.py), then the elements move
-across each group of 8 lanes as transpose.py says: lane L's element j is element L % 8 of lane
-8 * (L / 8) + j, an 8x8 transpose per group. That mapping was measured on gfx1201 (the Tessera project's
-RDNA WMMA fragment-layout notes, 2026-09-19: memory holding distinct values, each lane's eight results
-dumped, "received(L, j) = R(8 * (L / 8) + j)[L % 8]", and an address pattern derived from it reproducing the
-WMMA B fragment on 256/256 elements). The same notes quote the manual: the instruction is wave32-only and
-needs EXEC all ones; the emulator stops the dispatch otherwise. GLOBAL_LOAD_TR_B64 (8-bit elements) is a
-different permutation, not measured there, and is not emulated."""
+"""Manual: gfx12's transposing global loads (the RDNA4 manual gives them no pseudocode): each lane reads
+eight elements at its address as GLOBAL_LOAD_B128 / GLOBAL_LOAD_B64 do (memory_ops.py), GLOBAL_LOAD_TR_B128
+eight 16-bit ones, GLOBAL_LOAD_TR_B64 eight 8-bit ones, then the elements move across each group of 8 lanes
+as transpose.py says: lane L's element j is element L % 8 of lane 8 * (L / 8) + j, an 8x8 transpose per
+group. For TR_B128 that mapping was measured on gfx1201 (the Tessera project's RDNA WMMA fragment-layout
+notes, 2026-09-19: memory holding distinct values, each lane's eight results dumped, "received(L, j) =
+R(8 * (L / 8) + j)[L % 8]", and an address pattern derived from it reproducing the WMMA B fragment on 256/256
+elements). The same notes quote the manual: the instruction is wave32-only and needs EXEC all ones; the
+emulator stops the dispatch otherwise. TR_B64 is not measured: it is the same 8x8 transpose with 8-bit
+elements because AMD's compiler engineers describe both instructions as "8 contiguous elements per lane"
+and "a hardware 8x8 cross-lane transpose" (IREE issue 24454, RDNA4 global_load_tr), composable_kernel's
+gfx12 amd_global_load_transpose_to_vgpr loads a vector of eight T with TR_B128 for 2-byte and TR_B64 for
+1-byte T behind one wave-tile transfer (K1 = 8 elements either way), and gfx12's 8-bit WMMA B fragment has
+the 16-bit one's lane shape (column L % 16, eight K values per lane), so one address pattern serves both."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,13 +23,15 @@ from gpubench.emu.ops.memory_ops import check_data_registers, vector_segments
 from gpubench.emu.ops.transpose import transposed
 from gpubench.isa.decoder import Instruction
 
-GROUP, ELEMENT_BITS, BYTES = 8, 16, 16
+GROUP = 8
+LAYOUTS = {"GLOBAL_LOAD_TR_B128": (16, 16), "GLOBAL_LOAD_TR_B64": (8, 8)}  # bytes a lane reads, element bits
 
 
 @factory
 def global_transpose(inst: Instruction):
-    if inst.isa.arch != "rdna4" or inst.name != "GLOBAL_LOAD_TR_B128":
+    if inst.isa.arch != "rdna4" or inst.name not in LAYOUTS:
         return None
+    width, element_bits = LAYOUTS[inst.name]
     check_data_registers(inst)
 
     def run(ctx: Context, waves: np.ndarray) -> None:
@@ -33,8 +40,8 @@ def global_transpose(inst: Instruction):
         if not ctx.waves.exec_mask(waves).all():
             raise ValueError(f"{inst.name} needs EXEC to be all ones (a wave has inactive lanes)")
         (segment, lanes), = vector_segments(ctx, inst, waves)
-        raw = segment.read(ctx, lanes, BYTES)
-        write_dwords(ctx, lanes, inst["vdst"], transposed(ctx, waves, lanes, raw, GROUP, ELEMENT_BITS))
+        raw = segment.read(ctx, lanes, width)
+        write_dwords(ctx, lanes, inst["vdst"], transposed(ctx, waves, lanes, raw, GROUP, element_bits))
         ctx.waves.pc[waves] += inst.size
 
     return run

@@ -1,5 +1,5 @@
 """The lane permutation of the transposing loads (gfx950's DS_READ_*_TR_*, lds.py; gfx12's
-GLOBAL_LOAD_TR_B128, global_transpose.py): each lane first reads its own bytes at its own address, E
+GLOBAL_LOAD_TR_B128 and _B64, global_transpose.py): each lane first reads its own bytes at its own address, E
 elements of ``element_bits`` (low bits first); then in each group of G lanes, lane m's element e is element
 m % E of lane (G / E) * e + m // E. The group reads E rows of G elements (G / E lanes a row) and each lane
 gets its column. Lanes that EXEC disables read nothing: the lanes taking their elements get zeros."""
