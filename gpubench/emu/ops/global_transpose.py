@@ -5,13 +5,14 @@ as transpose.py says: lane L's element j is element L % 8 of lane 8 * (L / 8) + 
 group. For TR_B128 that mapping was measured on gfx1201 (the Tessera project's RDNA WMMA fragment-layout
 notes, 2026-09-19: memory holding distinct values, each lane's eight results dumped, "received(L, j) =
 R(8 * (L / 8) + j)[L % 8]", and an address pattern derived from it reproducing the WMMA B fragment on 256/256
-elements). The same notes quote the manual: the instruction is wave32-only and needs EXEC all ones; the
-emulator stops the dispatch otherwise. TR_B64 is not measured: it is the same 8x8 transpose with 8-bit
-elements because AMD's compiler engineers describe both instructions as "8 contiguous elements per lane"
-and "a hardware 8x8 cross-lane transpose" (IREE issue 24454, RDNA4 global_load_tr), composable_kernel's
-gfx12 amd_global_load_transpose_to_vgpr loads a vector of eight T with TR_B128 for 2-byte and TR_B64 for
-1-byte T behind one wave-tile transfer (K1 = 8 elements either way), and gfx12's 8-bit WMMA B fragment has
-the 16-bit one's lane shape (column L % 16, eight K values per lane), so one address pattern serves both."""
+elements). The same notes quote the manual: TR_B128 is wave32-only and needs EXEC all ones; the emulator
+stops the dispatch otherwise, on TR_B64 too. TR_B64 is not measured: it is the same 8x8 transpose with 8-bit
+elements because AMD's compiler engineers describe both instructions as loading "8 contiguous N-direction
+elements per lane" with "a hardware 8x8 wave-level cross-lane transpose" (IREE issue 24454, RDNA4
+global_load_tr); composable_kernel's gfx12 amd_global_load_transpose_to_vgpr returns eight T through TR_B128
+for 2-byte and TR_B64 for 1-byte T, and its one caller, the gfx12 wave-tile transfer, asks K1 = 8 elements
+whatever the type; and gfx12's 8-bit WMMA B fragment has the 16-bit one's lane shape (column L % 16, eight K
+values per lane), so one address pattern serves both."""
 from __future__ import annotations
 
 import numpy as np
