@@ -24,7 +24,7 @@ from llvmlite import ir
 from gpubench.compiler.native.lower import ElementSemantics, emit_lanes, storage_type
 from gpubench.emu.context import Context
 from gpubench.emu.native.build import HANDLER_TYPE, I1, I8, I32, I64, Code, const, element, word
-from gpubench.emu.native.layout import OPERAND_WORDS, RECORD_OPERANDS, Frame, Status
+from gpubench.emu.native.layout import OPERAND_WORDS, RECORD_OPERANDS, Dispatch, Frame, Status
 from gpubench.emu.ops import Unsupported, modes, valu
 from gpubench.emu.ops import alu as reference
 from gpubench.emu.ops import operands as opnd
@@ -77,7 +77,7 @@ def int_type(width: int) -> ir.IntType:
 class Source:
     """Where a port's value comes from, as far as the generated code depends on it (the key)."""
 
-    kind: str  # "vgpr", "sgpr", "const", "lane", "exec_bit", "mask_bit", "ieee"
+    kind: str  # "vgpr", "sgpr", "const", "lane", "exec_bit", "mask_bit", "ieee", "trap_status"
     width: int = 32  # bits read: 32 or 64 (a register pair)
     half: str = ""  # "lo"/"hi": a 16-bit operand's half
     neg: bool = False
@@ -219,6 +219,33 @@ def mode_check(b, frame) -> None:
         b.ret(const(int(Status.REFERENCE), I32))
 
 
+TRAP_STATUS = "trap_status"  # the kind of gfx12's TRAPSTS.INVALID port (min/max of a signaling NaN)
+
+
+def uses_trap_status(key: str) -> bool:
+    """Whether a handler's code reads or writes the trap status (the dispatch then provides it)."""
+    return f"kind='{TRAP_STATUS}'" in key
+
+
+def _trap_status(b, frame) -> ir.Value:
+    """A pointer to this wave's trap status register (uint32)."""
+    d = word(b, frame, Frame.DISPATCH, ir.PointerType())
+    return element(b, word(b, d, Dispatch.TRAP_STATUS, ir.PointerType()), word(b, frame, Frame.WAVE), I32)
+
+
+def read_invalid(b, frame) -> ir.Value:
+    """The trap status's INVALID bit, as an i8 0/1."""
+    status = b.load(_trap_status(b, frame), typ=I32)
+    return b.zext(b.icmp_unsigned("!=", b.and_(status, const(int(valu.INVALID), I32)), const(0, I32)), I8)
+
+
+def raise_invalid(b, frame, raised: ir.Value) -> None:
+    """Set the trap status's INVALID bit when ``raised`` (an integer) is not zero."""
+    with b.if_then(b.icmp_unsigned("!=", raised, ir.Constant(raised.type, 0))):
+        pointer = _trap_status(b, frame)
+        b.store(b.or_(b.load(pointer, typ=I32), const(int(valu.INVALID), I32)), pointer)
+
+
 def new_handler(module: ir.Module, name: str) -> tuple[ir.Function, ir.IRBuilder]:
     fn = ir.Function(module, HANDLER_TYPE, name)
     return fn, ir.IRBuilder(fn.append_basic_block("entry"))
@@ -229,7 +256,8 @@ def new_handler(module: ir.Module, name: str) -> tuple[ir.Function, ir.IRBuilder
 
 @dataclass(frozen=True)
 class Output:
-    kind: str  # "vgpr", "mask" (a lane bit into a mask register), "carry" (D1: bit 0 into a mask)
+    kind: str  # "vgpr", "mask" (a lane bit into a mask register), "carry" (D1: bit 0 into a mask),
+    # "trap_status" (any lane's bit raises the trap status's INVALID)
     width: int = 32  # vgpr: 16 (a half), 32, 64
     high: bool = False
     operand: int = -1  # the record word with the register (-1: a NULL destination)
@@ -293,11 +321,15 @@ def valu_source(ctx: Context, inst: Instruction, ops: valu.Operands, port, words
         return Source("const", operand=words.add(ops.literal))
     if name in ops.selects:
         return Source("const", operand=words.add(ops.selects[name]))
+    if name == "TRAPSTS_INVALID":
+        return Source(TRAP_STATUS)
     raise Unsupported(f"{inst.name}: {name} is not read natively")
 
 
 def valu_output(ctx: Context, ops: valu.Operands, port, words: Operands) -> Output:
     name = port.name
+    if name == "TRAPSTS_INVALID":
+        return Output(TRAP_STATUS)
     if port.lane_bit or name == "D1":
         reg = {"D0": ops.compare_out, "VCC": ops.mask_out, "EXEC": EXEC_LO, "D1": ops.mask_out}.get(name)
         if reg is None:
@@ -313,6 +345,12 @@ def valu_output(ctx: Context, ops: valu.Operands, port, words: Operands) -> Outp
             raise Unsupported("SDWA or mix destination")
         width = 16 if dest.bits == 16 else port.width
         return Output("vgpr", width, dest.high, vgpr_operand(ctx, dest.reg, width, words))
+    if name == "D0" and ops.scalar_out is not None:  # gfx12's v_s_*: a transcendental of a scalar
+        if opnd.is_null(ctx, ops.scalar_out):
+            return Output("sgpr", port.width)
+        if port.width > 32 and ops.scalar_out + 1 >= SGPRS:
+            raise Unsupported("an SGPR pair at the end of the register file")
+        return Output("sgpr", port.width, operand=words.add(ops.scalar_out))
     raise Unsupported(f"{name} is not written natively")
 
 
@@ -334,8 +372,10 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
         elif source.kind == "ieee":
             mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
             uniform[name] = b.zext(b.icmp_unsigned("!=", b.and_(mode, const(modes.IEEE, I32)), const(0, I32)), I8)
+        elif source.kind == TRAP_STATUS:
+            uniform[name] = read_invalid(b, frame)
     ports = {p.name: p for p in (*semantics.inputs, *semantics.outputs)}
-    masks = [name for name, out in outputs.items() if out.kind in ("mask", "carry")]
+    masks = [name for name, out in outputs.items() if out.kind in ("mask", "carry", TRAP_STATUS)]
 
     def active(b, lane):
         return b.trunc(b.and_(b.lshr(exec_mask, lane), const(1)), I1)
@@ -365,17 +405,24 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
         for name, out in outputs.items():
             if out.kind == "vgpr":
                 write_vgpr(b, frame, record, out, lane, on, values[name], wave_size)
+            elif out.kind == "sgpr" and out.operand >= 0:
+                write_sgpr(b, frame, record, out, values[name])
         updated = []
         for name, mask in zip(masks, carried, strict=True):
             bit = b.select(on, b.and_(b.zext(values[name], I64), const(1)), const(0))
             updated.append(b.or_(mask, b.shl(bit, lane)))
         return updated
 
-    # numpy's loops (transcendentals) are called once for the wave's active lanes (emit_lanes)
-    final = emit_lanes(b, wave_size, [semantics], read, write, [const(0)] * len(masks), active=active)
+    # numpy's loops (transcendentals) are called once for the wave's active lanes (emit_lanes); an SGPR
+    # result (v_s_*, of scalar sources) is lane 0's, computed whatever EXEC, as the reference engine does
+    scalar = any(out.kind == "sgpr" for out in outputs.values())
+    final = emit_lanes(b, 1 if scalar else wave_size, [semantics], read, write, [const(0)] * len(masks),
+                       active=None if scalar else active)
     for name, mask in zip(masks, final, strict=True):
         out = outputs[name]
-        if out.operand >= 0:
+        if out.kind == TRAP_STATUS:
+            raise_invalid(b, frame, mask)
+        elif out.operand >= 0:
             _store_mask(b, frame, Operands.read(b, record, out.operand), mask, wave_size)
     b.ret(const(int(Status.NEXT), I32))
 
@@ -412,8 +459,7 @@ def bind_salu(inst: Instruction, ctx: Context) -> Bound | None:
     if op is None:
         return None
     operand_fmt = {f: (inst.idef.operand(f).fmt if inst.idef.operand(f) else None) for f in ("ssrc0", "ssrc1", "sdst")}
-    if any(opnd.float_kind(fmt) for fmt in operand_fmt.values()):
-        return None
+    float_check = any(opnd.float_kind(fmt) for fmt in operand_fmt.values())
     fields = dict(zip(("S0", "S1"), reference.SALU_SOURCES[root]))
     reads = {p.name for p in op.inputs}
     immediate_port = None if root != "SOPK" or "SIMM16" in reads else "S1" if "S1" in reads else "S0"
@@ -443,6 +489,8 @@ def bind_salu(inst: Instruction, ctx: Context) -> Bound | None:
                                        if name in ("VCCZ", "EXECZ") else -1)
             elif name == "WAVE_MODE_IEEE":
                 sources[name] = Source("ieee")
+            elif name == "TRAPSTS_INVALID":
+                sources[name] = Source(TRAP_STATUS)
             elif name in reference.CONDITIONAL_DEBUG_FLAGS:
                 sources[name] = Source("const", operand=words.add(0))  # no debugger attached
             else:
@@ -456,6 +504,9 @@ def bind_salu(inst: Instruction, ctx: Context) -> Bound | None:
                 reg = registers[name]
             elif name in ("SCC", "PC"):
                 outputs[name] = Output(name.lower())
+                continue
+            elif name == "TRAPSTS_INVALID":
+                outputs[name] = Output(TRAP_STATUS)
                 continue
             else:
                 return None
@@ -471,18 +522,21 @@ def bind_salu(inst: Instruction, ctx: Context) -> Bound | None:
         return None
     arch, enum, name, text = semantics_of(op)
     key = (f"salu {arch} {enum} {name} {text_digest(text)} wave{wave_size} size={inst.size} "
-           f"in={sorted(sources.items())} out={sorted(outputs.items())}")
+           f"mode={float_check} in={sorted(sources.items())} out={sorted(outputs.items())}")
 
     def define(module: ir.Module, symbol: str) -> None:
         semantics = ElementSemantics(module, arch, enum, name, text)
-        _define_salu(module, symbol, semantics, sources, outputs, wave_size)
+        _define_salu(module, symbol, semantics, sources, outputs, wave_size, float_check)
 
     return Bound(Code(key, define), tuple(words.words))
 
 
-def _define_salu(module, symbol, semantics: ElementSemantics, sources: dict, outputs: dict, wave_size: int) -> None:
+def _define_salu(module, symbol, semantics: ElementSemantics, sources: dict, outputs: dict, wave_size: int,
+                 float_check: bool) -> None:
     fn, b = new_handler(module, symbol)
     frame, record = fn.args
+    if float_check:
+        mode_check(b, frame)
     ports = {p.name: p for p in (*semantics.inputs, *semantics.outputs)}
     scc_ptr, pc_ptr = word(b, frame, Frame.SCC, ir.PointerType()), word(b, frame, Frame.PC, ir.PointerType())
     raw = {}
@@ -498,13 +552,14 @@ def _define_salu(module, symbol, semantics: ElementSemantics, sources: dict, out
         elif source.kind in ("vccz", "execz"):
             mask = lane_mask(b, frame, Operands.read(b, record, source.operand), wave_size)
             value = b.zext(b.icmp_unsigned("==", mask, const(0)), I8)
+        elif source.kind == TRAP_STATUS:
+            value = read_invalid(b, frame)
         else:  # ieee
             mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
             value = b.zext(b.icmp_unsigned("!=", b.and_(mode, const(modes.IEEE, I32)), const(0, I32)), I8)
         raw[name] = as_port(b, value, ports[name])
     results = dict(zip([p.name for p in semantics.outputs], semantics.emit(b, raw), strict=True))
     status = Status.NEXT
-    base = word(b, frame, Frame.SGPR, ir.PointerType())
     for name, out in outputs.items():
         value = results[name]
         if out.kind == "scc":
@@ -512,13 +567,21 @@ def _define_salu(module, symbol, semantics: ElementSemantics, sources: dict, out
         elif out.kind == "pc":
             b.store(value, pc_ptr)
             status = Status.JUMPED
+        elif out.kind == TRAP_STATUS:
+            raise_invalid(b, frame, value)
         elif out.operand >= 0:
-            reg = Operands.read(b, record, out.operand)
-            wide = b.zext(value, I64) if value.type.width < 64 else value
-            b.store(b.trunc(wide, I32), element(b, base, reg, I32))
-            if out.width > 32:
-                b.store(b.trunc(b.lshr(wide, const(32)), I32), element(b, base, b.add(reg, const(1)), I32))
+            write_sgpr(b, frame, record, out, value)
     b.ret(const(int(status), I32))
+
+
+def write_sgpr(b, frame, record, out: Output, value: ir.Value) -> None:
+    """An SGPR result (a pair, low word first, when wider than 32 bits)."""
+    base = word(b, frame, Frame.SGPR, ir.PointerType())
+    reg = Operands.read(b, record, out.operand)
+    wide = b.zext(value, I64) if value.type.width < 64 else value
+    b.store(b.trunc(wide, I32), element(b, base, reg, I32))
+    if out.width > 32:
+        b.store(b.trunc(b.lshr(wide, const(32)), I32), element(b, base, b.add(reg, const(1)), I32))
 
 
 

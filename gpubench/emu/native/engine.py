@@ -41,7 +41,7 @@ from gpubench.emu.native.lds import bind_lds
 from gpubench.emu.native.loop import loop_code
 from gpubench.emu.native.matrix import bind_matrix
 from gpubench.emu.ops import alu as reference_alu
-from gpubench.emu.ops import control, gpr_index, memory_ops
+from gpubench.emu.ops import control, gpr_index, memory_ops, valu
 from gpubench.emu.ops import lds as reference_lds
 from gpubench.emu.ops import matrix as reference_matrix
 from gpubench.emu.ops import vopd as reference_vopd
@@ -79,6 +79,7 @@ class NativeProgram:
         self.names: list[tuple[str, ...]] = []  # per record: the instruction names (VOPD: both halves)
         self.keys: list[str] = []  # per record: its handler's code key (saved.py)
         self.bound = 0  # instructions bound natively (the rest run on the reference engine)
+        self.uses_trap_status = False  # a handler reads or writes the trap status (gfx12's min/max)
         self._reached_names: dict[bytes, frozenset[str]] = {}  # by the records a dispatch reached
 
     def reached_names(self, reached: np.ndarray) -> frozenset[str]:
@@ -153,6 +154,7 @@ class NativeProgram:
             rows.append(row)
             self.names.append(tuple(i.name for i in (inst.idef, inst.idef_y) if i))
             self.keys.append(bound.code.key)
+            self.uses_trap_status |= alu.uses_trap_status(bound.code.key)
         if rows:  # operand words are unsigned 64-bit: the records hold their bits
             self.records = np.concatenate([self.records, np.array(rows, np.uint64).view(np.int64)])
             self.bound += len(rows)
@@ -259,6 +261,8 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
         block[Dispatch.STATUS_LIST] = address(statuses)
         block[Dispatch.BUDGET] = min(SLICE, remaining + 1)
         block[Dispatch.WAVE_INSTRUCTIONS] = block[Dispatch.LANE_OPERATIONS] = 0
+        if program.uses_trap_status and not block[Dispatch.TRAP_STATUS]:
+            block[Dispatch.TRAP_STATUS] = address(valu.trap_status(ctx))
         loop(address(block))
         native = int(block[Dispatch.WAVE_INSTRUCTIONS])
         stats["wave_instructions"] += native

@@ -47,7 +47,8 @@ class Dispatch:
     LDS = 21  # uint8 [workgroups, LDS_BYTES]: ctx.lds
     LDS_BYTES = 22  # LDS bytes per workgroup
     WORKGROUP = 23  # int64 [waves]: each wave's workgroup (its row of LDS)
-    SLOTS = 24
+    TRAP_STATUS = 24  # uint32 [waves]: the trap status register (0 unless the program's handlers use it)
+    SLOTS = 25
 
 
 class Frame:

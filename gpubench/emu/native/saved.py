@@ -21,7 +21,7 @@ import numpy as np
 import gpubench
 from gpubench.compiler.diskcache import read, write_atomically
 from gpubench.compiler.native.jit import environment_key, native_cache_dir
-from gpubench.emu.native import build
+from gpubench.emu.native import alu, build
 from gpubench.emu.native.layout import RECORD_FN, Binding
 
 FORMAT = 2  # of the saved file: a change makes every earlier file a miss
@@ -86,4 +86,5 @@ def load(program) -> bool:
     program.table[state["positions"]] = state["entries"]
     program.records = records
     program.names, program.bound = state["names"], state["bound"]
+    program.uses_trap_status = any(alu.uses_trap_status(key) for key in state["keys"])
     return True

@@ -8,8 +8,9 @@ scatters). A lane's writes touch only that lane's VGPRs and the halves write not
 the reads and writes per lane keeps the reference's order for the whole wave.
 
 Left to the reference engine (the binder returns None, or the definition refuses): a half whose ports
-alu.py does not read or write natively (gfx12's v_dual_min_num/max_num_f32 raise the trap status's
-INVALID), and, when the instruction runs, a wave whose MODE is not the default float mode.
+alu.py does not read or write natively, and, when the instruction runs, a wave whose MODE is not the
+default float mode. gfx12's v_dual_min_num/max_num_f32 raise the trap status's INVALID when any
+active lane of the half saw a signaling NaN.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from llvmlite import ir
 from gpubench.compiler.native.lower import ElementSemantics, emit_lanes
 from gpubench.emu.context import Context
 from gpubench.emu.native.alu import (
+    TRAP_STATUS,
     Bound,
     Operands,
     as_port,
@@ -27,6 +29,8 @@ from gpubench.emu.native.alu import (
     mode_check,
     modified,
     new_handler,
+    raise_invalid,
+    read_invalid,
     read_register,
     semantics_of,
     text_digest,
@@ -34,7 +38,7 @@ from gpubench.emu.native.alu import (
     valu_source,
     write_vgpr,
 )
-from gpubench.emu.native.build import I1, I8, I32, Code, const, word
+from gpubench.emu.native.build import I1, I8, I32, I64, Code, const, word
 from gpubench.emu.native.layout import Frame, Status
 from gpubench.emu.ops import Unsupported, modes
 from gpubench.emu.ops import vopd as reference
@@ -42,8 +46,9 @@ from gpubench.emu.waves import EXEC_LO
 from gpubench.isa.decoder import Instruction
 from gpubench.isa.syntax.vopd import HALF_X, HALF_Y
 
-UNIFORM = ("sgpr", "const", "mask_bit", "ieee")  # source kinds read once per wave, not per lane
+UNIFORM = ("sgpr", "const", "mask_bit", "ieee", TRAP_STATUS)  # source kinds read once per wave, not per lane
 SOURCE_KINDS = ("vgpr", *UNIFORM)  # what a VOPD half reads (no operation reads laneId or EXEC's bit)
+OUTPUT_KINDS = ("vgpr", TRAP_STATUS)
 
 
 def bind_dual(inst: Instruction, ctx: Context) -> Bound | None:
@@ -56,7 +61,7 @@ def bind_dual(inst: Instruction, ctx: Context) -> Bound | None:
             sources = {p.name: valu_source(ctx, inst, ops, p, words) for p in op.inputs}
             outputs = {p.name: valu_output(ctx, ops, p, words) for p in op.outputs}
             if any(src.kind not in SOURCE_KINDS for src in sources.values()) or \
-                    any(out.kind != "vgpr" for out in outputs.values()):
+                    any(out.kind not in OUTPUT_KINDS for out in outputs.values()):
                 return None
             float_check |= vector.float_modes is not None
             arch, enum, name, text = semantics_of(op)
@@ -95,14 +100,21 @@ def _define_dual(module: ir.Module, symbol: str, halves: list, wave_size: int, f
 
     def write(b, lane, results, carried):  # ... then every write
         on = active(b, lane)
+        (raised,) = carried
         for (semantics, _, outputs), values in zip(halves, results, strict=True):
             values = dict(zip([p.name for p in semantics.outputs], values, strict=True))
             for name, out in outputs.items():
-                write_vgpr(b, frame, record, out, lane, on, values[name], wave_size)
-        return carried
+                if out.kind == TRAP_STATUS:
+                    raised = b.or_(raised, b.select(on, b.zext(values[name], I64), const(0)))
+                else:
+                    write_vgpr(b, frame, record, out, lane, on, values[name], wave_size)
+        return [raised]
 
     # one lane loop for both halves (and, were a half to call numpy's loops, one call per wave: emit_lanes)
-    emit_lanes(b, wave_size, [semantics for semantics, _, _ in halves], read, write, active=active)
+    (raised,) = emit_lanes(b, wave_size, [semantics for semantics, _, _ in halves], read, write, [const(0)],
+                           active=active)
+    if any(out.kind == TRAP_STATUS for _, _, outputs in halves for out in outputs.values()):
+        raise_invalid(b, frame, raised)
     b.ret(const(int(Status.NEXT), I32))
 
 
@@ -111,6 +123,8 @@ def _uniform(b, frame, record, source, port, wave_size: int) -> ir.Value:
     as the port takes it, a whole lane mask (VCC), MODE's IEEE bit."""
     if source.kind == "mask_bit":
         return lane_mask(b, frame, Operands.read(b, record, source.operand), wave_size)
+    if source.kind == TRAP_STATUS:
+        return as_port(b, read_invalid(b, frame), port)
     if source.kind == "ieee":
         mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
         flag = b.zext(b.icmp_unsigned("!=", b.and_(mode, const(modes.IEEE, I32)), const(0, I32)), I8)
