@@ -45,6 +45,8 @@ class PCIBus:
 
     def client_unmapped(self, address: int, size: int) -> None:
         mmio.unmapped(address, size)
+        for gpu in self.gpus:
+            gpu.soc.gpuvm.system_unmapped(address, size)
         self.memory.client_unmapped(address, size)
 
     def close(self) -> None:

@@ -47,6 +47,7 @@ HUGE_PAGE = {
 }
 ADDRESS_MASK = 0x0000FFFFFFFFF000
 LEVEL_SHIFTS = (39, 30, 21, 12)
+LEAF = len(LEVEL_SHIFTS) - 1  # the PTB level
 PAGE = 1 << 12
 REFUSED_BY_MAPPING = {"read-only": "write", NOT_EXECUTABLE: "execute"}  # PageFault reason -> the PTE bit it lacked
 
@@ -54,8 +55,10 @@ REFUSED_BY_MAPPING = {"read-only": "write", NOT_EXECUTABLE: "execute"}  # PageFa
 class GPUVM:
     def __init__(self, soc, space: AddressSpace, lock, system_address: Callable[[int], int | None]):
         self.soc, self.space, self.lock, self.system_address = soc, space, lock, system_address
-        self.mapped: list[int] = []  # bases of the mappings this VM made
+        self.mapped: dict[tuple, int] = {}  # the mappings this VM made (_pieces) -> their base
         self.denied: list[tuple[int, int]] = []  # (VA, bytes) of valid pages without READABLE
+        self._leaves: dict[tuple[int, int], tuple] = {}  # (PTB, VA) -> (its entries, pages, denied) at the last walk
+        self._system: dict[tuple, list] = {}  # a system run -> its pieces, until the client unmaps host memory in it
         self.is_page = HUGE_PAGE[soc.chip.version(GC)[0]]
 
     def _register(self, name: str) -> int:
@@ -65,15 +68,16 @@ class GPUVM:
         return (self._register(f"{name}_HI32") << 32) | self._register(f"{name}_LO32")
 
     def pages(self) -> list[tuple[int, int, int, bool, bool, bool]]:
-        """(VA, target address, bytes, system, writable, executable) of every valid page, in VA order."""
+        """(VA, target address, bytes, system, writable, executable) of every valid page, in VA order, each
+        run of pages contiguous on both sides with the same bits as one."""
         root = self._pair("PAGE_TABLE_BASE_ADDR")
         start = self._pair("PAGE_TABLE_START_ADDR") << 12
-        self.denied = []
-        if not root & VALID or not self._register("CNTL") & 1:
-            return []
+        self.denied, walked = [], {}
         found: list = []
-        self._walk(root & ADDRESS_MASK, 0, start, found)
-        return found
+        if root & VALID and self._register("CNTL") & 1:
+            self._walk(root & ADDRESS_MASK, 0, start, found, walked)
+        self._leaves = walked  # the PTBs of this walk: a PTB no longer reached is forgotten
+        return [tuple(run) for run in _merged(found)]
 
     def permission(self, address: int, write: bool, reason: str) -> str | None:
         """The PTE permission an access that faulted lacked ("read", "write", "execute"), None for no valid entry."""
@@ -81,42 +85,72 @@ class GPUVM:
             return REFUSED_BY_MAPPING[reason]
         return "read" if any(va <= address < va + size for va, size in self.denied) else None
 
-    def _walk(self, table: int, level: int, base: int, found: list) -> None:
+    def _walk(self, table: int, level: int, base: int, found: list, walked: dict) -> None:
         entries = self.soc.vram[table:table + PAGE].view(np.uint64)
-        shift = LEVEL_SHIFTS[level]
-        for index in np.flatnonzero(entries & np.uint64(VALID)):
+        if level == LEAF:
+            self._leaf(table, base, entries, found, walked)
+            return
+        for index in np.flatnonzero(entries & np.uint64(VALID)).tolist():
             entry = int(entries[index])
-            va = base + (int(index) << shift)
-            if (level == len(LEVEL_SHIFTS) - 1 or self.is_page(level, entry)) and not entry & READABLE:
-                self.denied.append((va, 1 << shift))
-            elif level == len(LEVEL_SHIFTS) - 1 or self.is_page(level, entry):
-                found.append((va, entry & ADDRESS_MASK, 1 << shift,
-                              *(bool(entry & bit) for bit in (SYSTEM, WRITEABLE, EXECUTABLE))))
+            va = base + (index << LEVEL_SHIFTS[level])
+            if self.is_page(level, entry):
+                _page(entry, va, 1 << LEVEL_SHIFTS[level], found, self.denied)
             else:
-                self._walk(entry & ADDRESS_MASK, level + 1, va, found)
+                self._walk(entry & ADDRESS_MASK, level + 1, va, found, walked)
+
+    def _leaf(self, table: int, base: int, entries: np.ndarray, found: list, walked: dict) -> None:
+        """A PTB's pages (as runs), read again only when its entries changed since the last walk: AM
+        invalidates the whole TLB after every mapping, and the walk must not cost every PTB each time."""
+        key = (table, base)
+        known = self._leaves.get(key)
+        if known is None or not np.array_equal(known[0], entries):
+            pages: list = []
+            denied: list = []
+            for index in np.flatnonzero(entries & np.uint64(VALID)).tolist():
+                _page(int(entries[index]), base + (index << LEVEL_SHIFTS[LEAF]), PAGE, pages, denied)
+            known = (entries.copy(), _merged(pages), denied)
+        walked[key] = known
+        found.extend(known[1])
+        self.denied.extend(known[2])
 
     def invalidate(self) -> None:
-        runs: list[list] = []  # [VA, target, bytes, system, writable, executable]
-        for va, target, size, *flags in self.pages():
-            last = runs[-1] if runs else None
-            if last and last[0] + last[2] == va and last[1] + last[2] == target and last[3:] == flags:
-                last[2] += size
-            else:
-                runs.append([va, target, size, *flags])
+        """Make the address space what the page tables say now. A mapping whose pages and host memory are
+        unchanged stays as it is (so do the tables built from the mappings, e.g. the native engine's)."""
+        runs = self.pages()
+        pieces = [piece for run in runs for piece in self._pieces(*run)]
+        self._system = {run: self._system[run] for run in runs if run in self._system}
+        wanted = set(pieces)
         with self.lock:
-            for base in self.mapped:
-                self.space.unmap(base)
-            self.mapped = []
-            for va, target, size, system, *access in runs:
-                self._map(va, target, size, system, *access)
+            kept = {}
+            for piece, base in self.mapped.items():
+                if piece in wanted:
+                    kept[piece] = base
+                else:
+                    self.space.unmap(base)
+            for piece in pieces:
+                if piece not in kept:
+                    va, kind, host, size, writable, executable = piece
+                    data = self.soc.vram[host:host + size] if kind == "vram" else client_array(host, size)
+                    self.space.map(va, data, writable, name=f"gpuvm {kind}", executable=executable)
+                    kept[piece] = va
+            self.mapped = kept
 
-    def _map(self, va: int, target: int, size: int, system: bool, writable: bool, executable: bool) -> None:
+    def _pieces(self, va: int, target: int, size: int, system: bool, writable: bool, executable: bool) -> list:
+        """The mappings of one run: (VA, "vram" or "system", VRAM offset or host address, bytes, writable,
+        executable); a system run maps each stretch of contiguous host pages apart."""
         if not system:
             if target + size <= len(self.soc.vram):
-                self._place(va, self.soc.vram[target:target + size], writable, executable, "vram")
-            else:
-                log.error("gpuvm: PTE at 0x%x names VRAM 0x%x past the end of VRAM", va, target)
-            return
+                return [(va, "vram", target, size, writable, executable)]
+            log.error("gpuvm: PTE at 0x%x names VRAM 0x%x past the end of VRAM", va, target)
+            return []
+        run = (va, target, size, system, writable, executable)
+        pieces = self._system.get(run)
+        if pieces is None:
+            pieces = self._system[run] = self._system_pieces(va, target, size, writable, executable)
+        return pieces
+
+    def _system_pieces(self, va: int, target: int, size: int, writable: bool, executable: bool) -> list:
+        pieces: list = []
         run_va, run_host, run_bytes = va, None, 0  # host pages need not be contiguous: map each run that is
         for offset in range(0, size, PAGE):
             host = self.system_address(target + offset)
@@ -127,11 +161,39 @@ class GPUVM:
                 run_bytes += PAGE
                 continue
             if run_host is not None:
-                self._place(run_va, client_array(run_host, run_bytes), writable, executable, "system")
+                pieces.append((run_va, "system", run_host, run_bytes, writable, executable))
             run_va, run_host, run_bytes = va + offset, host, PAGE if host is not None else 0
         if run_host is not None:
-            self._place(run_va, client_array(run_host, run_bytes), writable, executable, "system")
+            pieces.append((run_va, "system", run_host, run_bytes, writable, executable))
+        return pieces
 
-    def _place(self, va: int, data: np.ndarray, writable: bool, executable: bool, kind: str) -> None:
-        self.space.map(va, data, writable, name=f"gpuvm {kind}", executable=executable)
-        self.mapped.append(va)
+    def system_unmapped(self, address: int, size: int) -> None:
+        """The client gave back host memory: mappings of it go at once, as the kernel's MMU notifier
+        takes them from the IOMMU, so the GPU never touches memory the process no longer has (an
+        access there is a VM fault); the next invalidation resolves those pages again."""
+        def inside(piece) -> bool:
+            return piece[1] == "system" and piece[2] < address + size and address < piece[2] + piece[3]
+        self._system = {run: pieces for run, pieces in self._system.items() if not any(map(inside, pieces))}
+        with self.lock:
+            for piece in [piece for piece in self.mapped if inside(piece)]:
+                self.space.unmap(self.mapped.pop(piece))
+
+
+def _page(entry: int, va: int, size: int, found: list, denied: list) -> None:
+    """A page entry: a page the walk found, or (without READABLE) one it refuses."""
+    if not entry & READABLE:
+        denied.append((va, size))
+    else:
+        found.append((va, entry & ADDRESS_MASK, size, *(bool(entry & bit) for bit in (SYSTEM, WRITEABLE, EXECUTABLE))))
+
+
+def _merged(pages: list) -> list[list]:
+    """Pages (or runs) in VA order, each run of them contiguous in VA and target with the same bits as one."""
+    runs: list[list] = []  # [VA, target, bytes, system, writable, executable]
+    for va, target, size, *flags in pages:
+        last = runs[-1] if runs else None
+        if last and last[0] + last[2] == va and last[1] + last[2] == target and last[3:] == flags:
+            last[2] += size
+        else:
+            runs.append([va, target, size, *flags])
+    return runs
