@@ -1,0 +1,192 @@
+"""Compile cost of the native engine's handler variants, phase by phase, and their disk-cache load.
+
+The variants are those the native binders make for a realistic set of instructions: every gfx1100
+SALU/VALU opcode of the ALU sweep (tests/emu/alu_sweep.py, one instruction each, wave32), and the
+kernels of tinygrad's compile cache (``~/.cache/tinygrad/cache.db``, when there is one). Each
+variant is compiled alone after binding (so with the numpy backend's program of its instruction in
+memory, as when a program is bound), and the CPU time of its phases measured:
+
+  ir       the Python lowering: the variant's definition into an llvmlite module, printed as text
+  parse    LLVM parsing and verifying that text
+  opt      LLVM's optimisation pipeline (jit.optimise)
+  codegen  code generation to an object file (TargetMachine.emit_object)
+  load     its object linked alone by a fresh MCJIT engine
+
+Then all of them together as the engine compiles a program's new variants (build.addresses, into a
+new disk cache), and as a later process loads them from that cache (objects linked by one engine).
+
+    python benchmarks/native_compile.py [--limit N] [--no-tinygrad] [--profile]
+"""
+from __future__ import annotations
+
+import argparse
+import atexit
+import cProfile
+import os
+import pstats
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "emu"))
+os.environ["GPUBENCH_CACHE_DIR"] = CACHE = tempfile.mkdtemp(prefix="gpubench-native-compile-")
+atexit.register(shutil.rmtree, CACHE, True)
+
+import llvmlite.binding as llvm  # noqa: E402
+from llvmlite import ir  # noqa: E402
+
+from gpubench.compiler.backend.operands import BackendUnsupported  # noqa: E402
+from gpubench.compiler.native import jit  # noqa: E402
+from gpubench.emu import executor  # noqa: E402
+from gpubench.emu.context import Context  # noqa: E402
+from gpubench.emu.memory import AddressSpace  # noqa: E402
+from gpubench.emu.native import build, engine  # noqa: E402
+from gpubench.emu.waves import Waves  # noqa: E402
+from gpubench.isa.arch import ISA  # noqa: E402
+
+CODE_BASE = 0x10_0000_0000
+PHASES = ("ir", "parse", "opt", "codegen", "load")
+clock = time.process_time  # CPU seconds: the machine is shared, wall time moves with the others' load
+
+
+def sweep_programs(target: str):
+    """One program of every ALU sweep instruction (literals zero), wave32."""
+    import alu_sweep
+
+    isa = ISA.get(target, 32)
+    code = b"".join(alu_sweep.Case.of(isa, d).data for d in alu_sweep.candidates(isa))
+    yield 32, 32, code + bytes.fromhex("0000b0bf")  # s_endpgm
+
+
+def tinygrad_programs(target: str):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import binding
+
+    yield from binding.kernels(binding.tinygrad_code_objects(binding.TINYGRAD_CACHE, target), target)
+
+
+def collect(target: str, programs) -> list[build.Code]:
+    """The handler variants binding ``programs`` asks for (build.addresses intercepted: none compiled)."""
+    codes: dict[str, build.Code] = {}
+
+    def record(asked):
+        codes.update((c.key, c) for c in asked)
+        return {c.key: BackendUnsupported("collected, not compiled") for c in asked}
+
+    real, build.addresses = build.addresses, record
+    try:
+        memory = AddressSpace()
+        for wave_size, vgprs, code in programs:
+            memory.map(CODE_BASE, np.frombuffer(code, np.uint8).copy(), writable=False)
+            ctx = Context(ISA.get(target, wave_size), Waves.create(1, wave_size, vgprs), memory,
+                          np.zeros((1, 1), np.uint8), np.zeros((1, wave_size, 0), np.uint8))
+            program = engine.NativeProgram(ctx, CODE_BASE, memory.find(CODE_BASE).data)
+            reference = executor.Program(ctx)
+            pcs, pc = [], CODE_BASE
+            while pc < CODE_BASE + len(code):
+                try:
+                    inst, _ = reference.lookup(pc)
+                except Exception:  # noqa: BLE001 - data or padding between kernels
+                    pc += 4
+                    continue
+                pcs.append(pc)
+                pc += inst.size
+            program.bind(ctx, reference, pcs)
+            memory.unmap(CODE_BASE)
+    finally:
+        build.addresses = real
+    return list(codes.values())
+
+
+def _ir_text(code: build.Code) -> str:
+    module = ir.Module(name="variant")
+    module.triple = llvm.get_process_triple()
+    module.data_layout = str(jit.target_machine().target_data)
+    code.define(module, build.symbol(code.key))
+    return str(module)
+
+
+def phases(code: build.Code) -> dict[str, float] | None:
+    """Seconds of each phase for one variant compiled alone; None if its definition refuses."""
+    t = {}
+    start = clock()
+    try:
+        text = _ir_text(code)
+    except BackendUnsupported:
+        return None
+    t["ir"] = clock() - start
+    start = clock()
+    module = llvm.parse_assembly(text)
+    module.verify()
+    t["parse"] = clock() - start
+    start = clock()
+    jit.optimise(module)
+    t["opt"] = clock() - start
+    start = clock()
+    data = jit.target_machine().emit_object(module)
+    t["codegen"] = clock() - start
+    start = clock()
+    loaded = llvm.create_mcjit_compiler(llvm.parse_assembly(""), jit.target_machine())
+    loaded.add_object_file(llvm.ObjectFileRef.from_data(data))
+    loaded.finalize_object()
+    assert loaded.get_function_address(build.symbol(code.key))
+    t["load"] = clock() - start
+    build._engines.append(loaded)
+    return t
+
+
+def together(codes: list[build.Code]) -> tuple[float, float, int]:
+    """CPU seconds to compile ``codes`` as the engine does (one batch, into the disk cache), then to
+    load them all from that disk cache with nothing in memory; and how many compiled."""
+    start = clock()
+    compiled = build.addresses(codes)
+    compile_seconds = clock() - start
+    build._addresses.clear()
+    build._refusals.clear()
+    start = clock()
+    build.addresses(codes)
+    return compile_seconds, clock() - start, sum(isinstance(a, int) for a in compiled.values())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--target", default="gfx1100")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N variants")
+    parser.add_argument("--no-tinygrad", action="store_true", help="only the ALU sweep's variants")
+    parser.add_argument("--profile", action="store_true", help="the batch compile under cProfile")
+    args = parser.parse_args()
+    programs = list(sweep_programs(args.target))
+    if not args.no_tinygrad:
+        programs += list(tinygrad_programs(args.target))
+    codes = collect(args.target, programs)[:args.limit or None]
+    jit.target_machine()
+    print(f"{len(codes)} handler variants, opt level {jit.OPT_LEVEL}")
+    rows = [r for r in map(phases, codes) if r is not None]
+    print(f"{'phase':8} {'median ms':>10} {'mean ms':>8} {'p90 ms':>7}")
+    for phase in PHASES + ("compile",):
+        values = [1e3 * (sum(r[p] for p in PHASES[:-1]) if phase == "compile" else r[phase]) for r in rows]
+        values.sort()
+        print(f"{phase:8} {statistics.median(values):10.2f} {statistics.fmean(values):8.2f} "
+              f"{values[int(0.9 * (len(values) - 1))]:7.2f}")
+    profiler = cProfile.Profile() if args.profile else None
+    if profiler:
+        profiler.enable()
+    compile_seconds, load_seconds, count = together(codes)
+    if profiler:
+        profiler.disable()
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(30)
+    print(f"together: {count} compiled in one batch {1e3 * compile_seconds:.0f} ms "
+          f"({1e3 * compile_seconds / max(1, count):.2f} ms each); loaded from disk {1e3 * load_seconds:.0f} ms "
+          f"({1e3 * load_seconds / max(1, count):.3f} ms each)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
