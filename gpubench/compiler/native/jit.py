@@ -168,10 +168,14 @@ def _spec(p: PortSpec) -> list:
 
 
 def optimise(module: llvm.ModuleRef) -> None:
+    """O3 with the vectorizers but without loop unrolling: fully unrolled lane loops (32 or 64
+    iterations) cost about as much again in optimisation and in code generation
+    (benchmarks/native_compile.py), where the vectorized loop runs a handful of iterations."""
     tm = target_machine()
     pto = llvm.create_pipeline_tuning_options(speed_level=OPT_LEVEL)
     pto.loop_vectorization = True
     pto.slp_vectorization = True
+    pto.loop_unrolling = False
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(module, pb)
     STATS["optimised"] += 1

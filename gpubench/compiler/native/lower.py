@@ -41,13 +41,13 @@ import numpy as np
 from llvmlite import ir
 
 from gpubench.compiler.backend import runtime as rt
-from gpubench.compiler.backend.cache import library
-from gpubench.compiler.backend.generate import generate
+from gpubench.compiler.backend.cache import compile_text
+from gpubench.compiler.backend.generate import Generated
 from gpubench.compiler.backend.operands import BackendUnsupported
 from gpubench.compiler.backend.ports import PortSpec
 from gpubench.compiler.native import ufuncs, wide
 from gpubench.compiler.native.wide import I128, OBJECT
-from gpubench.compiler.pcode import Prose, floats, read_pseudocode
+from gpubench.compiler.pcode import floats
 
 I1, I8, I16, I32, I64 = (ir.IntType(b) for b in (1, 8, 16, 32, 64))
 HALF, FLOAT, DOUBLE = ir.HalfType(), ir.FloatType(), ir.DoubleType()
@@ -127,10 +127,10 @@ class ElementSemantics:
     ``emit`` raises BackendUnsupported where `lower_instruction` would."""
 
     def __init__(self, module: ir.Module, arch: str, enum: str, name: str, text: str):
-        entry = read_pseudocode(text)
-        if isinstance(entry, Prose):
-            raise BackendUnsupported(f"{name}: the manual's text is prose, not pseudocode ({', '.join(entry.reasons)})")
-        generated = generate(entry, name, text, library(arch), "")
+        # The numpy backend's program, generated once per process (and kept on disk) for both backends:
+        # generating it was two thirds of lowering a handler variant (benchmarks/native_compile.py).
+        op = compile_text(text, arch=arch, enum=enum, name=name)
+        generated = Generated(op.fn.__name__, op.source, op.inputs, op.outputs)
         self.name, self.inputs, self.outputs = name, generated.inputs, generated.outputs
         self.lowering = _FunctionLowering(module, symbol_for(arch, enum, name), generated, name)
 
