@@ -20,9 +20,14 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
 
 
-def _is_mapped(page: int) -> bool:
-    vector = ctypes.c_ubyte()
-    return _libc.mincore(ctypes.c_void_p(page * mmap.PAGESIZE), mmap.PAGESIZE, ctypes.byref(vector)) == 0
+def _mapped(first: int, count: int) -> list[bool]:
+    """Whether each of ``count`` pages from page ``first`` is mapped: one mincore over them all when
+    they are (a driver reads the pagemap of a whole buffer at once), else page by page."""
+    vector = (ctypes.c_ubyte * count)()
+    if _libc.mincore(ctypes.c_void_p(first * mmap.PAGESIZE), count * mmap.PAGESIZE, vector) == 0:
+        return [True] * count
+    return [_libc.mincore(ctypes.c_void_p(page * mmap.PAGESIZE), mmap.PAGESIZE, vector) == 0
+            for page in range(first, first + count)]
 
 
 class PhysicalMemory:
@@ -54,5 +59,6 @@ class PagemapFile(VirtualFile):
 
     def read(self, offset: int, size: int | None) -> bytes:
         first, count = offset // 8, (size or 8) // 8
-        return struct.pack(f"<{count}Q", *(PRESENT | self.memory.frame(page) if _is_mapped(page) else 0
-                                            for page in range(first, first + count)))
+        return struct.pack(f"<{count}Q", *(PRESENT | self.memory.frame(page) if mapped else 0
+                                            for page, mapped in zip(range(first, first + count),
+                                                                    _mapped(first, count))))
