@@ -233,10 +233,19 @@ def _trap_status(b, frame) -> ir.Value:
     return element(b, word(b, d, Dispatch.TRAP_STATUS, ir.PointerType()), word(b, frame, Frame.WAVE), I32)
 
 
+def _flag(b, register: ir.Value, bit: int) -> ir.Value:
+    """Whether ``bit`` is set in a uint32 register, as an i8 0/1 (how the pseudocode's flags are read)."""
+    return b.zext(b.icmp_unsigned("!=", b.and_(register, const(bit, I32)), const(0, I32)), I8)
+
+
 def read_invalid(b, frame) -> ir.Value:
-    """The trap status's INVALID bit, as an i8 0/1."""
-    status = b.load(_trap_status(b, frame), typ=I32)
-    return b.zext(b.icmp_unsigned("!=", b.and_(status, const(int(valu.INVALID), I32)), const(0, I32)), I8)
+    """The trap status's INVALID bit."""
+    return _flag(b, b.load(_trap_status(b, frame), typ=I32), int(valu.INVALID))
+
+
+def read_ieee(b, frame) -> ir.Value:
+    """MODE's IEEE bit."""
+    return _flag(b, b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32), modes.IEEE)
 
 
 def raise_invalid(b, frame, raised: ir.Value) -> None:
@@ -370,8 +379,7 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
         elif source.kind == "mask_bit":
             uniform[name] = lane_mask(b, frame, Operands.read(b, record, source.operand), wave_size)
         elif source.kind == "ieee":
-            mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
-            uniform[name] = b.zext(b.icmp_unsigned("!=", b.and_(mode, const(modes.IEEE, I32)), const(0, I32)), I8)
+            uniform[name] = read_ieee(b, frame)
         elif source.kind == TRAP_STATUS:
             uniform[name] = read_invalid(b, frame)
     ports = {p.name: p for p in (*semantics.inputs, *semantics.outputs)}
@@ -555,8 +563,7 @@ def _define_salu(module, symbol, semantics: ElementSemantics, sources: dict, out
         elif source.kind == TRAP_STATUS:
             value = read_invalid(b, frame)
         else:  # ieee
-            mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
-            value = b.zext(b.icmp_unsigned("!=", b.and_(mode, const(modes.IEEE, I32)), const(0, I32)), I8)
+            value = read_ieee(b, frame)
         raw[name] = as_port(b, value, ports[name])
     results = dict(zip([p.name for p in semantics.outputs], semantics.emit(b, raw), strict=True))
     status = Status.NEXT

@@ -30,6 +30,7 @@ from gpubench.emu.native.alu import (
     modified,
     new_handler,
     raise_invalid,
+    read_ieee,
     read_invalid,
     read_register,
     semantics_of,
@@ -38,9 +39,9 @@ from gpubench.emu.native.alu import (
     valu_source,
     write_vgpr,
 )
-from gpubench.emu.native.build import I1, I8, I32, I64, Code, const, word
-from gpubench.emu.native.layout import Frame, Status
-from gpubench.emu.ops import Unsupported, modes
+from gpubench.emu.native.build import I1, I32, I64, Code, const
+from gpubench.emu.native.layout import Status
+from gpubench.emu.ops import Unsupported
 from gpubench.emu.ops import vopd as reference
 from gpubench.emu.waves import EXEC_LO
 from gpubench.isa.decoder import Instruction
@@ -126,9 +127,7 @@ def _uniform(b, frame, record, source, port, wave_size: int) -> ir.Value:
     if source.kind == TRAP_STATUS:
         return as_port(b, read_invalid(b, frame), port)
     if source.kind == "ieee":
-        mode = b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32)
-        flag = b.zext(b.icmp_unsigned("!=", b.and_(mode, const(modes.IEEE, I32)), const(0, I32)), I8)
-        return as_port(b, flag, port)
+        return as_port(b, read_ieee(b, frame), port)
     value = read_register(b, frame, record, source, None, wave_size) if source.kind == "sgpr" else \
         Operands.read(b, record, source.operand, int_type(source.width))
     return as_port(b, modified(b, value, source), port)

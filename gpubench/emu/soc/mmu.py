@@ -55,7 +55,7 @@ REFUSED_BY_MAPPING = {"read-only": "write", NOT_EXECUTABLE: "execute"}  # PageFa
 class GPUVM:
     def __init__(self, soc, space: AddressSpace, lock, system_address: Callable[[int], int | None]):
         self.soc, self.space, self.lock, self.system_address = soc, space, lock, system_address
-        self.mapped: dict[tuple, int] = {}  # the mappings this VM made (_pieces) -> their base
+        self.mapped: set[tuple] = set()  # the mappings this VM made (_pieces; each is mapped at its VA)
         self.denied: list[tuple[int, int]] = []  # (VA, bytes) of valid pages without READABLE
         self._leaves: dict[tuple[int, int], tuple] = {}  # (PTB, VA) -> (its entries, pages, denied) at the last walk
         self._system: dict[tuple, list] = {}  # a system run -> its pieces, until the client unmaps host memory in it
@@ -121,19 +121,14 @@ class GPUVM:
         self._system = {run: self._system[run] for run in runs if run in self._system}
         wanted = set(pieces)
         with self.lock:
-            kept = {}
-            for piece, base in self.mapped.items():
-                if piece in wanted:
-                    kept[piece] = base
-                else:
-                    self.space.unmap(base)
+            for piece in self.mapped - wanted:
+                self.space.unmap(piece[0])
             for piece in pieces:
-                if piece not in kept:
+                if piece not in self.mapped:
                     va, kind, host, size, writable, executable = piece
                     data = self.soc.vram[host:host + size] if kind == "vram" else client_array(host, size)
                     self.space.map(va, data, writable, name=f"gpuvm {kind}", executable=executable)
-                    kept[piece] = va
-            self.mapped = kept
+            self.mapped = wanted
 
     def _pieces(self, va: int, target: int, size: int, system: bool, writable: bool, executable: bool) -> list:
         """The mappings of one run: (VA, "vram" or "system", VRAM offset or host address, bytes, writable,
@@ -176,7 +171,8 @@ class GPUVM:
         self._system = {run: pieces for run, pieces in self._system.items() if not any(map(inside, pieces))}
         with self.lock:
             for piece in [piece for piece in self.mapped if inside(piece)]:
-                self.space.unmap(self.mapped.pop(piece))
+                self.mapped.discard(piece)
+                self.space.unmap(piece[0])
 
 
 def _page(entry: int, va: int, size: int, found: list, denied: list) -> None:
