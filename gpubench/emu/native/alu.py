@@ -87,7 +87,7 @@ class Source:
     packed: tuple[bool, bool, bool, bool] | None = None  # VOP3P: (op_sel, op_sel_hi, neg_lo, neg_hi)
 
 
-def _scalar_source(ctx: Context, value: int, width: int, fmt: str | None, literal: int | None,
+def scalar_source(ctx: Context, value: int, width: int, fmt: str | None, literal: int | None,
                    words: Operands) -> Source:
     """An SGPR (by number) or a constant (its bits, worked out here as the reference engine reads it)."""
     if value < SGPRS:
@@ -120,7 +120,7 @@ def _vector_source(ctx: Context, src: valu.Source, port, literal: int | None, wo
     if src.value >= opnd.VGPR_BASE:
         base = Source("vgpr", read_width, operand=vgpr_operand(ctx, src.value - opnd.VGPR_BASE, read_width, words))
     else:
-        base = _scalar_source(ctx, src.value, width, src.fmt, literal, words)
+        base = scalar_source(ctx, src.value, width, src.fmt, literal, words)
     sign_bit = 0
     if src.neg or src.absolute:
         sign_bit = src.sign_bit if src.sign_bit is not None else \
@@ -318,7 +318,7 @@ def valu_source(ctx: Context, inst: Instruction, ops: valu.Operands, port, words
         if reg >= SGPRS:
             raise Unsupported("a lane mask read from a constant")
         if not port.lane_bit:
-            return _scalar_source(ctx, reg, port.width, None, None, words)
+            return scalar_source(ctx, reg, port.width, None, None, words)
         return Source("exec_bit") if name == "EXEC" else Source("mask_bit", operand=words.add(reg))
     if name == "laneId":
         return Source("lane")
@@ -483,11 +483,11 @@ def bind_salu(inst: Instruction, ctx: Context) -> Bound | None:
             if name == immediate_port or name == "SIMM16":
                 sources[name] = Source("const", operand=words.add(inst["simm16"]))
             elif name in fields:
-                sources[name] = _scalar_source(ctx, inst[fields[name]], width, operand_fmt[fields[name]], literal, words)
+                sources[name] = scalar_source(ctx, inst[fields[name]], width, operand_fmt[fields[name]], literal, words)
             elif name == "D0":
-                sources[name] = _scalar_source(ctx, sdst, width, None, None, words)
+                sources[name] = scalar_source(ctx, sdst, width, None, None, words)
             elif name in registers:
-                sources[name] = _scalar_source(ctx, registers[name], width, None, None, words)
+                sources[name] = scalar_source(ctx, registers[name], width, None, None, words)
             elif name == "SIMM32":
                 sources[name] = Source("const", operand=words.add(literal))
             elif name in ("WAVE32", "WAVE64"):
