@@ -7,10 +7,14 @@ every mapping (or writes a read-only one): nothing has been written then, and th
 raises the same PageFault, naming the address and lane, that a reference run raises. Only then does it
 move the data, lane by lane in lane order (a later lane wins an overlapping store, as in memory.py).
 
-Left to the reference engine: SCRATCH and FLAT (apertures), GLOBAL_*_ADDTID, atomics,
-buffer and LDS instructions, S_BUFFER loads and gfx9's SGPR offset form of SMEM.
+A scalar load reads whole dwords, or (gfx12's S_LOAD/S_BUFFER_LOAD_U8/I8/U16/I16) one byte or half
+zero- or sign-extended into its SGPR; an S_BUFFER load's address starts at its descriptor's base (bits
+47:0). Left to the reference engine: SCRATCH and FLAT (apertures), GLOBAL_*_ADDTID, atomics, buffer
+and LDS instructions, and gfx9's SGPR offset form of SMEM.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from llvmlite import ir
 
@@ -20,7 +24,7 @@ from gpubench.emu.native.alu import Bound, Operands, new_handler, lane_mask
 from gpubench.emu.native.build import I1, I8, I32, I64, PTR, Code, const, counted_loop, element, word
 from gpubench.emu.native.layout import MAP_WORDS, Dispatch, Frame, Status
 from gpubench.emu.ops import memory_ops
-from gpubench.emu.ops.lane_data import data_access
+from gpubench.emu.ops.lane_data import SUBDWORD, data_access
 from gpubench.emu.waves import EXEC_LO, SGPRS
 from gpubench.isa.decoder import Instruction
 
@@ -166,14 +170,21 @@ def _define_global(module, symbol, load: bool, access, saddr: bool, wave_size: i
     b.ret(const(int(Status.NEXT), I32))
 
 
+@dataclass(frozen=True)
+class ScalarLoad:
+    size: int  # bytes read: whole dwords, or a byte or half (extended into one SGPR)
+    signed: bool  # a byte or half is sign-extended
+    soffset: bool  # an SGPR offset is added
+    buffer: bool  # the SGPRs at sbase are a buffer descriptor: its base is bits 47:0
+
+
 def bind_scalar_load(inst: Instruction, ctx: Context) -> Bound | None:
-    if inst.isa.root_of(inst.fmt) != "SMEM" or "LOAD" not in inst.name or inst.name.startswith("S_BUFFER_"):
+    if inst.isa.root_of(inst.fmt) != "SMEM" or "LOAD" not in inst.name:
         return None
     if inst.get("imm", 1) == 0 and not inst.get("soffset_en"):
         return None  # gfx9: an SGPR in the offset field
     dwords = inst.idef.operand("sdata").bits // 32
-    if inst.name.rsplit("_", 1)[-1] in ("U8", "I8", "U16", "I16"):
-        return None
+    size, signed = SUBDWORD.get(inst.name.rsplit("_", 1)[-1], (4 * dwords, False))
     sbase, reg = inst["sbase"] * 2, inst["sdata"]
     if reg + dwords > SCALAR_DESTINATION_END or sbase + 1 >= SGPRS:
         return None
@@ -187,12 +198,12 @@ def bind_scalar_load(inst: Instruction, ctx: Context) -> Bound | None:
     words = Operands()
     for value in (sbase, offset, soffset if uses_soffset else 0, reg):
         words.add(value)
-    key = f"smem load dwords={dwords} soffset={bool(uses_soffset)}"
-    return Bound(Code(key, lambda module, symbol: _define_scalar_load(module, symbol, dwords, bool(uses_soffset))),
+    load = ScalarLoad(size, signed, bool(uses_soffset), inst.name.startswith("S_BUFFER_"))
+    return Bound(Code(f"smem {load}", lambda module, symbol: _define_scalar_load(module, symbol, load)),
                  tuple(words.words))
 
 
-def _define_scalar_load(module, symbol, dwords: int, uses_soffset: bool) -> None:
+def _define_scalar_load(module, symbol, load: ScalarLoad) -> None:
     find = _find(module)
     fn, b = new_handler(module, symbol)
     frame, record = fn.args
@@ -200,15 +211,21 @@ def _define_scalar_load(module, symbol, dwords: int, uses_soffset: bool) -> None
     sbase = Operands.read(b, record, 0)
     base = b.or_(b.zext(b.load(element(b, sgpr, sbase, I32), typ=I32), I64),
                  b.shl(b.zext(b.load(element(b, sgpr, b.add(sbase, const(1)), I32), typ=I32), I64), const(32)))
+    if load.buffer:
+        base = b.and_(base, const((1 << 48) - 1))
     address = b.add(base, Operands.read(b, record, 1))
-    if uses_soffset:
+    if load.soffset:
         address = b.add(address, b.zext(b.load(element(b, sgpr, Operands.read(b, record, 2), I32), typ=I32), I64))
-    host = b.call(find, [word(b, frame, Frame.DISPATCH, PTR), address, const(4 * dwords), const(0, I1)])
+    host = b.call(find, [word(b, frame, Frame.DISPATCH, PTR), address, const(load.size), const(0, I1)])
     with b.if_then(b.icmp_unsigned("==", host, const(0))):
         b.ret(const(int(Status.REFERENCE), I32))
     host = b.inttoptr(host, PTR)
     reg = Operands.read(b, record, 3)
-    for k in range(dwords):
-        value = b.load(b.gep(host, [const(4 * k)], source_etype=I8), typ=I32, align=1)
+    if load.size < 4:
+        raw = b.load(host, typ=lane_data.INT[load.size], align=1)
+        values = [b.sext(raw, I32) if load.signed else b.zext(raw, I32)]
+    else:
+        values = lane_data.dwords(b, host, load.size // 4)
+    for k, value in enumerate(values):
         b.store(value, element(b, sgpr, b.add(reg, const(k)), I32))
     b.ret(const(int(Status.NEXT), I32))
