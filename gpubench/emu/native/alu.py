@@ -6,12 +6,14 @@ engine binds it (ops/alu.py, ops/valu.py: the same `operands_of`), for one wave:
 its lanes in a loop and writes vector results to the lanes EXEC enables, lane-bit results (compares,
 carries) as a whole mask after the loop, with 0 in the disabled lanes, as the reference does. The
 lowering shapes the loop (`emit_lanes`): semantics that call numpy's loops (transcendentals) get one
-more pass over the lanes per call, the call made once per wave over the lanes EXEC enables.
+more pass over the lanes per call, the call made once per wave over the lanes EXEC enables. A mix
+(v_fma_mixlo/hi) writes its whole VGPR: its pseudocode places the f16 half and keeps the other, read as
+D0. clamp of a float result saturates it to [0, 1] on its bits (each half of a packed f16, a mix's half).
 
 What the native handlers do not do yet is left to the reference engine, decided once per instruction
-when it is bound (the binder returns None): DPP, SDWA, clamp and omod, v_swap's second
-destination, the trap status, scalar float operations. Float operations check MODE when they run and
-give the instruction to the reference engine in a wave whose round or denormal mode is not the default.
+when it is bound (the binder returns None): DPP, SDWA, omod, clamp of integer and BF16 results, v_swap's
+second destination. Float operations check MODE when they run and give the instruction to the
+reference engine in a wave whose round or denormal mode is not the default.
 """
 from __future__ import annotations
 
@@ -243,9 +245,13 @@ def read_invalid(b, frame) -> ir.Value:
     return _flag(b, b.load(_trap_status(b, frame), typ=I32), int(valu.INVALID))
 
 
+def _mode_flag(b, frame, bit: int) -> ir.Value:
+    return _flag(b, b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32), bit)
+
+
 def read_ieee(b, frame) -> ir.Value:
     """MODE's IEEE bit."""
-    return _flag(b, b.load(word(b, frame, Frame.MODE, ir.PointerType()), typ=I32), modes.IEEE)
+    return _mode_flag(b, frame, modes.IEEE)
 
 
 def raise_invalid(b, frame, raised: ir.Value) -> None:
@@ -270,6 +276,7 @@ class Output:
     width: int = 32  # vgpr: 16 (a half), 32, 64
     high: bool = False
     operand: int = -1  # the record word with the register (-1: a NULL destination)
+    clamped: tuple[tuple[int, int], ...] = ()  # clamp: (bit offset, float width) of each float field of the value
 
 
 def bind_valu(inst: Instruction, ctx: Context) -> Bound | None:
@@ -279,7 +286,7 @@ def bind_valu(inst: Instruction, ctx: Context) -> Bound | None:
     if op is None:
         return None
     ops = valu.operands_of(inst, op)
-    if ops.clamp or ops.omod or ops.dpp is not None or ops.zeroes_high_half:
+    if ops.omod or ops.dpp is not None or ops.zeroes_high_half:
         return None
     words = Operands()
     try:
@@ -307,8 +314,8 @@ def valu_source(ctx: Context, inst: Instruction, ops: valu.Operands, port, words
         return _vector_source(ctx, ops.sources[name], port, ops.literal, words)
     if name == "D0":
         dest = ops.vdst
-        if dest is None or dest.select is not None or dest.result_half is not None:
-            raise Unsupported("D0 read without a plain VGPR destination")
+        if dest is None or dest.select is not None:
+            raise Unsupported("D0 read without a VGPR destination")
         return _vector_source(ctx, valu.Source(opnd.VGPR_BASE + dest.reg, dest.bits, dest.fmt, dest.high), port,
                               None, words)
     if name == "D1":
@@ -350,10 +357,15 @@ def valu_output(ctx: Context, ops: valu.Operands, port, words: Operands) -> Outp
         return Output("carry" if name == "D1" else "mask", operand=words.add(reg))
     if name == "D0" and ops.vdst is not None:
         dest = ops.vdst
-        if dest.select is not None or dest.result_half is not None:
-            raise Unsupported("SDWA or mix destination")
+        if dest.select is not None:
+            raise Unsupported("SDWA destination")
+        # a mix (v_fma_mixlo/hi) destination is the whole VGPR: the pseudocode writes its half of D0 and
+        # keeps the other, which it read as D0
         width = 16 if dest.bits == 16 else port.width
-        return Output("vgpr", width, dest.high, vgpr_operand(ctx, dest.reg, width, words))
+        clamped = clamped_fields(dest) if ops.clamp else ()
+        if clamped is None:
+            raise Unsupported("clamp of an integer or BF16 result")
+        return Output("vgpr", width, dest.high, vgpr_operand(ctx, dest.reg, width, words), clamped)
     if name == "D0" and ops.scalar_out is not None:  # gfx12's v_s_*: a transcendental of a scalar
         if opnd.is_null(ctx, ops.scalar_out):
             return Output("sgpr", port.width)
@@ -361,6 +373,48 @@ def valu_output(ctx: Context, ops: valu.Operands, port, words: Operands) -> Outp
             raise Unsupported("an SGPR pair at the end of the register file")
         return Output("sgpr", port.width, operand=words.add(ops.scalar_out))
     raise Unsupported(f"{name} is not written natively")
+
+
+# clamp's bounds, as bits: 1.0 and the infinity (a larger magnitude is a NaN) of each float width
+FLOAT_ONE = {16: 0x3C00, 32: 0x3F80_0000, 64: 0x3FF0_0000_0000_0000}
+FLOAT_INFINITY = {16: 0x7C00, 32: 0x7F80_0000, 64: 0x7FF0_0000_0000_0000}
+
+
+def clamped_fields(dest: valu.Destination) -> tuple[tuple[int, int], ...] | None:
+    """Where clamp saturates a float result, as the reference does (valu._float_modifiers): the f16 half
+    a mix writes, both halves of a packed f16, or the whole value; None for what is not clamped here
+    (integer saturation, BF16, packed f32)."""
+    kind = opnd.float_kind(dest.fmt)
+    if kind is None or "BF16" in dest.fmt:
+        return None
+    if dest.result_half is not None:
+        return ((16 if dest.result_half else 0, 16),)
+    if "PK2" in dest.fmt:
+        return ((0, 16), (16, 16)) if kind == 16 else None
+    return ((0, kind),)
+
+
+def clamp(b, value: ir.Value, fields: tuple[tuple[int, int], ...], nan_to_zero: ir.Value) -> ir.Value:
+    """Each float field of ``value`` clamped to [0, 1] on its bits, as numpy's clip does it in the
+    reference: below 0 gives +0, above 1 gives 1, -0 and a NaN stay; a NaN gives 0 where
+    ``nan_to_zero`` (MODE.DX10_CLAMP, i8) is set."""
+    typ = value.type
+    everything = (1 << typ.width) - 1
+    keep_nan = b.icmp_unsigned("==", nan_to_zero, ir.Constant(nan_to_zero.type, 0))
+    for shift, kind in fields:
+        sign, one = ir.Constant(typ, 1 << (kind - 1)), ir.Constant(typ, FLOAT_ONE[kind])
+        zero, field_mask = ir.Constant(typ, 0), ir.Constant(typ, (1 << kind) - 1)
+        field = b.and_(b.lshr(value, ir.Constant(typ, shift)), field_mask)
+        magnitude = b.and_(field, b.not_(sign))
+        negative = b.icmp_unsigned("!=", b.and_(field, sign), zero)
+        below = b.and_(negative, b.icmp_unsigned("!=", magnitude, zero))
+        above = b.and_(b.not_(negative), b.icmp_unsigned(">", magnitude, one))
+        clamped = b.select(below, zero, b.select(above, one, field))
+        nan = b.icmp_unsigned(">", magnitude, ir.Constant(typ, FLOAT_INFINITY[kind]))
+        clamped = b.select(nan, b.select(keep_nan, field, zero), clamped)
+        others = ir.Constant(typ, everything & ~(((1 << kind) - 1) << shift))
+        value = b.or_(b.and_(value, others), b.shl(clamped, ir.Constant(typ, shift)))
+    return value
 
 
 def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, outputs: dict, wave_size: int,
@@ -384,6 +438,7 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
             uniform[name] = read_invalid(b, frame)
     ports = {p.name: p for p in (*semantics.inputs, *semantics.outputs)}
     masks = [name for name, out in outputs.items() if out.kind in ("mask", "carry", TRAP_STATUS)]
+    nan_to_zero = _mode_flag(b, frame, modes.DX10_CLAMP) if any(out.clamped for out in outputs.values()) else None
 
     def active(b, lane):
         return b.trunc(b.and_(b.lshr(exec_mask, lane), const(1)), I1)
@@ -412,7 +467,8 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
         values = dict(zip([p.name for p in semantics.outputs], results[0], strict=True))
         for name, out in outputs.items():
             if out.kind == "vgpr":
-                write_vgpr(b, frame, record, out, lane, on, values[name], wave_size)
+                value = clamp(b, values[name], out.clamped, nan_to_zero) if out.clamped else values[name]
+                write_vgpr(b, frame, record, out, lane, on, value, wave_size)
             elif out.kind == "sgpr" and out.operand >= 0:
                 write_sgpr(b, frame, record, out, values[name])
         updated = []
