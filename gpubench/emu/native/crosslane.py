@@ -11,7 +11,8 @@ from __future__ import annotations
 from llvmlite import ir
 
 from gpubench.emu.context import Context
-from gpubench.emu.native.alu import Bound, Operands, Source, lane_mask, new_handler, scalar_source, vgpr_operand
+from gpubench.emu.native.alu import (Bound, Operands, Source, lane_mask, new_handler, read_register, scalar_source,
+                                     vgpr_operand)
 from gpubench.emu.native.build import I1, I32, I64, PTR, Code, const, element, word
 from gpubench.emu.native.layout import Frame, Status
 from gpubench.emu.ops import Unsupported
@@ -52,10 +53,9 @@ def bind_crosslane(inst: Instruction, ctx: Context) -> Bound | None:
 
 def _scalar(b, frame, record, source: Source) -> ir.Value:
     """An SGPR's value or a constant's bits (i32)."""
-    number = Operands.read(b, record, source.operand)
     if source.kind == "const":
-        return b.trunc(number, I32)
-    return b.load(element(b, word(b, frame, Frame.SGPR, PTR), number, I32), typ=I32)
+        return Operands.read(b, record, source.operand, I32)
+    return read_register(b, frame, record, source, None, 0)
 
 
 def _define(module, symbol, move: str, value: Source, vgpr: int, select: Source | None, sdst: int | None,
