@@ -115,8 +115,8 @@ class EmulatedGPU:
                 busy = self.process_queues()  # a queue's failure stops that queue only (HardwareQueue.process)
             waiting = any(queue.waiting for queue in list(self.queues.values()))
             if not (busy and waiting):  # a waiting queue may be free after a busy pass: go round at once
-                watch.wait(WAITING_POLL_SECONDS if waiting else IDLE_WAIT_SECONDS, interpreter.STAND_ASIDE_CALL,
-                           self._handoff.argument())
+                watch.wait(WAITING_POLL_SECONDS if waiting else IDLE_WAIT_SECONDS, interpreter.stand_aside_call(),
+                           self._handoff.address)
 
     def _doorbells(self) -> DoorbellWatch:
         with self.lock:

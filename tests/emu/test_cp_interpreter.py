@@ -1,6 +1,7 @@
 """The CP thread's share of the interpreter (emu/cp/interpreter.py): a short switch interval while
 any wide dispatch runs, on every GPU's thread, and the idle interval back once none does; the main
 thread stands aside while the CP takes its turn, unless it is in gpubench's own code."""
+import subprocess
 import sys
 import threading
 import time
@@ -99,3 +100,38 @@ def test_the_main_thread_runs_while_the_cp_runs_without_the_gil():
 
 def test_the_main_thread_stands_aside_no_longer_than_the_limit():
     assert _looks_during_a_turn(seconds=4 * interpreter.YIELD_LIMIT_SECONDS) > 10
+
+
+_TRACED_CLIENT = """
+import sys, threading, time
+from gpubench.emu.cp import interpreter
+sys.set{hook}(lambda *args: None)  # pdb, coverage and cProfile install such a function
+handoff, done, looks = interpreter.Handoff(), [False], [0]
+
+def command_processor():
+    time.sleep(0.01)
+    for _ in range(50):  # turns back to back: the next one starts while the client still stands aside
+        with handoff.turn():
+            end = time.perf_counter() + 0.001
+            while time.perf_counter() < end:
+                pass
+    done[0] = True
+
+thread = threading.Thread(target=command_processor)
+thread.start()
+while not done[0]:
+    looks[0] += 1
+thread.join()
+print("finished")
+"""
+
+
+@pytest.mark.parametrize("hook", ["trace", "profile"])
+def test_a_client_under_a_tracer_or_profiler_is_not_stopped_by_the_cp(hook):
+    # regression: the stand-aside call ran Python code while the interpreter handled pending calls,
+    # and a turn that began meanwhile left the eval breaker set for good: under a trace or profile
+    # function CPython 3.11 then re-ran the call's first instruction forever (pdb, coverage, cProfile hung)
+    done = subprocess.run([sys.executable, "-c", _TRACED_CLIENT.format(hook=hook)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "finished"

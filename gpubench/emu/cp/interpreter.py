@@ -14,17 +14,19 @@ interpreter after its doorbell moved, and while it ran its packets the client to
 slice (measured: 1 ms of CP work cost 2-3 ms of wall; on a loaded machine each hand-over of the GIL
 also waits for the OS to run the other thread). Under the GIL the two run one after the other
 anyway, so the fewer hand-overs the better. The doorbell watch, as soon as a doorbell moves and
-before it asks for the GIL itself, hands the main thread a pending call (`Handoff`): unless the
-main thread stands in gpubench's own driver, emulator or debugger code (whose locks the CP may
-need), it lets go of the interpreter until the CP's turn is over (its pass ends, or it runs native
-code without the GIL, where both can run), at most YIELD_LIMIT_SECONDS; as a client blocked in the
-kernel's wait ioctl would, and as a client spinning on a signal (tinygrad's HCQSignal.wait) then
-does at no cost. The CP hands over the same call as each pass starts, for a main thread that was
-in gpubench's code when the doorbell moved. Python 3.11 runs a pending call from another thread only
-when the main thread next takes the GIL (a forced switch later, when it spins or works in Python;
-signals tripped from another thread wait likewise on Linux), so the idle interval is short, 64 µs:
-the CP waits that long for the GIL once, then the main thread stands aside as it takes the GIL back
-(measured: doorbell to the CP's first packet 0.68 ms at 0.5 ms, 0.22-0.25 ms at 64 µs).
+before it asks for the GIL itself, marks the CP's turn under way and hands the main thread a pending
+call (`Handoff`; the call is native code, emu/native/stand_aside.py, which says why it must run no
+Python): unless the main thread stands in gpubench's own driver, emulator or debugger code (whose
+locks the CP may need), it lets go of the interpreter until the CP's turn is over (its pass ends, or
+it runs native code without the GIL, where both can run), at most YIELD_LIMIT_SECONDS; as a client
+blocked in the kernel's wait ioctl would, and as a client spinning on a signal (tinygrad's
+HCQSignal.wait) then does at no cost. The CP hands over the same call as each pass starts, for a
+main thread that was in gpubench's code when the doorbell moved. Python 3.11 runs a pending call
+from another thread only when the main thread next takes the GIL or is asked to drop it (a forced
+switch later, when it spins or works in Python; signals tripped from another thread wait likewise
+on Linux), so the idle interval is short, 64 µs: the CP waits that long for the GIL once, and the
+main thread stands aside before it lets the CP have it (measured: doorbell to the CP's first packet
+0.68 ms at 0.5 ms, 0.22-0.25 ms at 64 µs).
 """
 from __future__ import annotations
 
@@ -32,8 +34,11 @@ import ctypes
 import itertools
 import sys
 import threading
-import weakref
 from contextlib import contextmanager
+
+import numpy as np
+
+from gpubench.emu.native import stand_aside
 
 IDLE_SWITCH_SECONDS = 64e-6  # the CP gets the interpreter soon after a doorbell; exact in µs
 WIDE_SWITCH_SECONDS = 0.00002
@@ -79,31 +84,33 @@ def dispatch_running(lanes: int):
 
 YIELD_LIMIT_SECONDS = 0.05  # the longest the main thread stands aside for one turn
 # code whose locks a CP thread may need: the main thread never stands aside inside it
-_SHARED_WITH_THE_CP = ("gpubench.drivers", "gpubench.emu", "gpubench.debug")
-_handoffs: "weakref.WeakValueDictionary[int, Handoff]" = weakref.WeakValueDictionary()
-_keys = itertools.count(1)
-_GENERATION = 0xFFFFFFFF
+SHARED_WITH_THE_CP = ("gpubench.drivers", "gpubench.emu", "gpubench.debug")
+MAX_HANDOFFS = 1 << 12  # turn words: a Handoff's word outlives it, since a pending call may still name it
+_turn_words = np.zeros(MAX_HANDOFFS, np.uint32)
+_slots = itertools.count()
 _current = threading.local()  # the Handoff of the CP thread running here, if any
+
+
+def stand_aside_call() -> int:
+    """The pending call's address (emu/native/stand_aside.py), compiled or loaded once."""
+    return stand_aside.stand_aside_address(SHARED_WITH_THE_CP, YIELD_LIMIT_SECONDS)
 
 
 class Handoff:
     """A command-processor thread's turns with the interpreter, which the main thread waits out."""
 
     def __init__(self):
-        self._done = threading.Condition()
-        self.turns = 0
-        self.key = next(_keys)
-        _handoffs[self.key] = self
-
-    def argument(self) -> int:
-        """The pending call's argument until this turn ends (key, turns so far)."""
-        return (self.key << 32) | (self.turns & _GENERATION)
+        slot = next(_slots) % MAX_HANDOFFS
+        self._word = _turn_words[slot:slot + 1]
+        self.address = _turn_words.ctypes.data + 4 * slot  # the turn word: set while a turn is under way
 
     @contextmanager
     def turn(self):
         """Around a pass: the main thread stands aside the next time it takes the interpreter (for a
         main thread that was in gpubench's code when the doorbell moved, see the module)."""
-        _add_pending_call(STAND_ASIDE_CALL, self.argument())
+        if threading.current_thread() is not threading.main_thread():  # the main thread waits for no one
+            self._word[0] = 1
+            _add_pending_call(stand_aside_call(), self.address)
         _current.handoff = self
         try:
             yield
@@ -112,13 +119,9 @@ class Handoff:
             self.turn_over()
 
     def turn_over(self) -> None:
-        with self._done:
-            self.turns += 1
-            self._done.notify_all()
-
-    def wait_out(self, generation: int) -> None:
-        with self._done:
-            self._done.wait_for(lambda: self.turns & _GENERATION != generation, YIELD_LIMIT_SECONDS)
+        if self._word[0]:
+            self._word[0] = 0
+            stand_aside.wake(self.address)
 
 
 def running_without_the_gil() -> None:
@@ -129,24 +132,5 @@ def running_without_the_gil() -> None:
         handoff.turn_over()
 
 
-def _may_stand_aside(frame) -> bool:
-    """Whether the main thread, standing in ``frame``, holds nothing a CP thread may wait for."""
-    while frame is not None:
-        if frame.f_globals.get("__name__", "").startswith(_SHARED_WITH_THE_CP):
-            return False
-        frame = frame.f_back
-    return True
-
-
-@ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
-def _stand_aside(argument: int | None) -> int:
-    """The pending call (see the module): runs in the main thread, between two of its bytecodes."""
-    handoff = _handoffs.get((argument or 0) >> 32)
-    if handoff is not None and _may_stand_aside(sys._getframe(1)):
-        handoff.wait_out((argument or 0) & _GENERATION)
-    return 0
-
-
-STAND_ASIDE_CALL = ctypes.cast(_stand_aside, ctypes.c_void_p).value
 _add_pending_call = ctypes.pythonapi.Py_AddPendingCall
 _add_pending_call.argtypes, _add_pending_call.restype = (ctypes.c_void_p, ctypes.c_void_p), ctypes.c_int

@@ -1,11 +1,12 @@
 """Watching doorbells without the GIL: ``i64 watch(ptr words, ptr seen, i64 count, i64 budget, i64 first,
-i64 longest, i64 steady, ptr call, i64 argument)`` returns the index of the first of ``count`` 64-bit
+i64 longest, i64 steady, ptr call, ptr turn)`` returns the index of the first of ``count`` 64-bit
 words (their addresses in ``words``) whose value is no longer the one in ``seen``, or -1 once it has
 napped ``budget`` ns without one moving. Naps (libc's nanosleep) are ``first`` ns long for the first
 ``steady`` ns, then double up to ``longest``. When a word moved and ``call`` is not null, the watch
-hands ``call(argument)`` to the interpreter's main thread (Py_AddPendingCall, which needs no GIL)
-before it returns: how a client spinning on a signal learns at once that the command processor
-wants the interpreter (cp/interpreter.py).
+sets the 32-bit word at ``turn`` (the command processor's turn is under way) and hands
+``call(turn)`` to the interpreter's main thread (Py_AddPendingCall, which needs no GIL) before it
+returns: how a client spinning on a signal learns, before the command processor asks for the GIL,
+that it wants the interpreter (cp/interpreter.py).
 
 A client rings a doorbell with a plain store into memory it mapped; nothing calls gpubench, so the
 command processor must look. Looking from Python every 50 µs took the GIL from the client thousands of
@@ -32,14 +33,14 @@ LONGEST_NAP_NANOSECONDS = 500_000  # idle, each wake-up costs ~15 µs of CPU on 
 STEADY_NANOSECONDS = 5_000_000  # a client's dispatches in a row are well within this of each other
 # bound to this process's libc and libpython in `_watch` (objects are cached on disk)
 _NANOSLEEP, _ADD_PENDING_CALL = "gpubench_nanosleep", "gpubench_add_pending_call"
-_CODE = Code("doorbell watch v4", lambda module, name: _define(module, name))
+_CODE = Code("doorbell watch v5", lambda module, name: _define(module, name))
 
 
 def _define(module: ir.Module, name: str) -> None:
     nanosleep = ir.Function(module, ir.FunctionType(I32, [PTR, PTR]), _NANOSLEEP)
     add_pending_call = ir.Function(module, ir.FunctionType(I32, [PTR, PTR]), _ADD_PENDING_CALL)
-    fn = ir.Function(module, ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64, I64, PTR, I64]), name)
-    words, seen, count, budget, first, longest, steady, call, argument = fn.args
+    fn = ir.Function(module, ir.FunctionType(I64, [PTR, PTR, I64, I64, I64, I64, I64, PTR, PTR]), name)
+    words, seen, count, budget, first, longest, steady, call, turn = fn.args
     entry, nap_loop, scan, compare, moved, hand_over, found, rest, sleep, out = (
         fn.append_basic_block(n)
         for n in ("entry", "nap_loop", "scan", "compare", "moved", "hand_over", "found", "rest", "sleep", "out"))
@@ -67,7 +68,8 @@ def _define(module: ir.Module, name: str) -> None:
     b.position_at_end(moved)
     b.cbranch(b.icmp_unsigned("!=", b.ptrtoint(call, I64), const(0)), hand_over, found)
     b.position_at_end(hand_over)
-    b.call(add_pending_call, [call, b.inttoptr(argument, PTR)])  # a full queue (-1) only loses the head start
+    b.atomic_rmw("xchg", turn, const(1, I32), "release")  # the turn is under way
+    b.call(add_pending_call, [call, turn])  # a full queue (-1) only loses the head start
     b.branch(found)
     b.position_at_end(found)
     b.ret(i)
@@ -96,7 +98,7 @@ def _watch():
     llvm.add_symbol(_ADD_PENDING_CALL, ctypes.cast(ctypes.pythonapi.Py_AddPendingCall, ctypes.c_void_p).value)
     address = build.addresses([_CODE])[_CODE.key]
     return ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, *[ctypes.c_int64] * 5,
-                            ctypes.c_void_p, ctypes.c_int64)(address)
+                            ctypes.c_void_p, ctypes.c_void_p)(address)
 
 
 class DoorbellWatch:
@@ -112,8 +114,9 @@ class DoorbellWatch:
         for k, (array, index) in enumerate(self._arrays):
             self.seen[k] = array[index]
 
-    def wait(self, seconds: float, call: int | None = None, argument: int = 0) -> bool:
+    def wait(self, seconds: float, call: int | None = None, turn: int | None = None) -> bool:
         """Until a word moved (True) or about ``seconds`` passed (False), without holding the GIL;
-        ``call``: a pending-call function's address, given ``argument`` when a word moved."""
+        ``call``: a pending-call function's address, given ``turn`` (the address of the turn word it
+        sets first) when a word moved."""
         return _watch()(self.addresses.ctypes.data, self.seen.ctypes.data, len(self.seen), int(seconds * 1e9),
-                        FIRST_NAP_NANOSECONDS, LONGEST_NAP_NANOSECONDS, STEADY_NANOSECONDS, call, argument) >= 0
+                        FIRST_NAP_NANOSECONDS, LONGEST_NAP_NANOSECONDS, STEADY_NANOSECONDS, call, turn) >= 0
