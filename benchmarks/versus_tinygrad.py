@@ -26,10 +26,15 @@ when one run takes over half of that, and with --quick), at most 100.
 Columns (medians over the N timed runs):
 - tinygrad emulator ms: one cached realize + synchronize on tinygrad's emulator.
 - gpubench ms: the same on gpubench.
-- gpubench emulation ms: the part of it the emulated GPU spent executing dispatches (its own
-  statistics, `gpu.stats().emulation_seconds` summed over the machine's nodes); the rest is
-  tinygrad's runtime, MOCKKFD and the command processor.
 - ratio: tinygrad ms / gpubench ms; above 1 gpubench is faster.
+- GPU ms, each side: the part of the realize spent in the emulated GPU, its packet processors and
+  dispatches; the rest is tinygrad's own runtime, the same code on both sides. tinygrad's: the time
+  inside its mock's `AMDDriver._emulate_execute`, timed from this script (the mock runs in the
+  client's thread); gpubench's: its own statistics, `gpu.stats().command_processor_seconds` summed
+  over the machine's nodes.
+- of it emulating: the part of gpubench's GPU ms spent running dispatches' waves
+  (`emulation_seconds`); the rest is the command processor's packets and dispatch set-up.
+- GPU ratio: tinygrad's GPU ms / gpubench's.
 "1000 tiny dispatches" realizes a+1 over 16 floats 1000 times, then synchronizes once: its row is
 the total, the row below it the same divided by 1000.
 
@@ -114,27 +119,54 @@ BY_NAME = {workload.name: workload for workload in WORKLOADS}
 
 # ---- one side, in its own process -------------------------------------------------------------
 
-def _gpubench_emulation_clock() -> Callable[[], float]:
+def _gpubench_clocks() -> Callable[[], tuple[float, float]]:
+    """Seconds so far (emulating dispatches, processing packets) over the machine's GPUs."""
     os.environ["DEV"] = "MOCKKFD+AMD"
     from gpubench.drivers import tinygrad_env, tinygrad_seam
     tinygrad_env.configure(os.environ)
     tinygrad_seam.install()
     from gpubench.drivers.kfd import machine
-    return lambda: sum(node.gpu.stats().emulation_seconds for node in machine.current().driver.nodes.values())
+
+    def clocks() -> tuple[float, float]:
+        stats = [node.gpu.stats() for node in machine.current().driver.nodes.values()]
+        return sum(s.emulation_seconds for s in stats), sum(s.command_processor_seconds for s in stats)
+    return clocks
 
 
-def _measure(workload: Workload, emulated: Callable[[], float] | None, budget: float, quick: bool) -> dict:
+def _tinygrad_clocks() -> Callable[[], tuple[None, float]]:
+    """Seconds so far inside tinygrad's mock GPU (its packet processors and emulator, which run in
+    the client's thread when a doorbell or ring write reaches the mock): its `_emulate_execute` timed
+    from outside, the outermost call only."""
+    from test.mockgpu.amd.amddriver import AMDDriver
+    spent, inside, emulate = [0.0], [False], AMDDriver._emulate_execute
+
+    def timed(driver):
+        if inside[0]:
+            return emulate(driver)
+        inside[0], start = True, time.perf_counter()
+        try:
+            return emulate(driver)
+        finally:
+            inside[0] = False
+            spent[0] += time.perf_counter() - start
+    AMDDriver._emulate_execute = timed
+    return lambda: (None, spent[0])
+
+
+def _measure(workload: Workload, clocks: Callable[[], tuple[float | None, float]], budget: float,
+             quick: bool) -> dict:
     from tinygrad import Device, Tensor
     inputs = [Tensor(array).realize() for array in workload.make(np.random.default_rng(0))]
     device = Device[Device.DEFAULT]
 
-    def run() -> tuple[float, float | None]:
-        start_emulated, start = emulated() if emulated else None, time.perf_counter()
+    def run() -> tuple[float, float | None, float]:
+        (emulated, gpu_side), start = clocks(), time.perf_counter()
         for _ in range(workload.dispatches):
             workload.op(*inputs).realize()
         device.synchronize()
         wall = time.perf_counter() - start
-        return wall, (emulated() - start_emulated) if emulated else None
+        emulated_after, gpu_side_after = clocks()
+        return wall, None if emulated is None else emulated_after - emulated, gpu_side_after - gpu_side
 
     run()  # compiles
     samples = [run()]
@@ -142,18 +174,19 @@ def _measure(workload: Workload, emulated: Callable[[], float] | None, budget: f
     least = 2 if quick or first > budget / 2 else 3
     while len(samples) < max(least, min(MAX_REPEATS, int(budget / max(first, 1e-6)))):
         samples.append(run())
-    walls, emulations = zip(*samples)
+    walls, emulations, gpu_sides = zip(*samples)
     return {"ms": 1e3 * statistics.median(walls), "repeats": len(samples),
-            "emulation_ms": 1e3 * statistics.median(emulations) if emulated else None}
+            "emulation_ms": None if emulations[0] is None else 1e3 * statistics.median(emulations),
+            "gpu_ms": 1e3 * statistics.median(gpu_sides)}
 
 
 def run_side(side: str, names: list[str], quick: bool) -> dict:
-    emulated = _gpubench_emulation_clock() if side == "gpubench" else None
+    clocks = _gpubench_clocks() if side == "gpubench" else _tinygrad_clocks()
     budget = QUICK_BUDGET_SECONDS if quick else BUDGET_SECONDS
     results = {}
     for name in names:
         try:
-            results[name] = _measure(BY_NAME[name], emulated, budget, quick)
+            results[name] = _measure(BY_NAME[name], clocks, budget, quick)
         except Exception as error:  # one failing workload must not hide the others
             results[name] = {"error": f"{type(error).__name__}: {error}"}
     return results
@@ -216,22 +249,24 @@ def _ms(result: dict | None, key: str = "ms", scale: float = 1.0) -> str:
     return f"{value:,.0f}" if value >= 1000 else f"{value:.1f}" if value >= 10 else f"{value:.2f}"
 
 
-def _ratio(row: dict) -> str:
+def _ratio(row: dict, key: str = "ms") -> str:
     tinygrad, gpubench = row["tinygrad"], row["gpubench"]
-    if not (tinygrad and gpubench and tinygrad.get("ms") and gpubench.get("ms")):
+    if not (tinygrad and gpubench and tinygrad.get(key) and gpubench.get(key)):
         return "n/a"
-    return f"{tinygrad['ms'] / gpubench['ms']:.2f}"
+    return f"{tinygrad[key] / gpubench[key]:.2f}"
 
 
 def _row_text(row: dict, title: str | None = None, scale: float = 1.0) -> str:
-    cells = [title or row["title"], _ms(row["tinygrad"], scale=scale), _ms(row["gpubench"], scale=scale),
-             _ms(row["gpubench"], "emulation_ms", scale), _ratio(row)]
+    cells = [title or row["title"], _ms(row["tinygrad"], scale=scale), _ms(row["gpubench"], scale=scale), _ratio(row),
+             _ms(row["tinygrad"], "gpu_ms", scale), _ms(row["gpubench"], "gpu_ms", scale),
+             _ms(row["gpubench"], "emulation_ms", scale), _ratio(row, "gpu_ms")]
     return "| " + " | ".join(cells) + " |"
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| workload | tinygrad emulator ms | gpubench ms | gpubench emulation ms | ratio |",
-             "|---|---|---|---|---|"]
+    lines = ["| workload | tinygrad emulator ms | gpubench ms | ratio | tinygrad's GPU ms | gpubench's GPU ms "
+             "| of it emulating | GPU ratio |",
+             "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         lines.append(_row_text(row))
         dispatches = BY_NAME[row["workload"]].dispatches

@@ -132,6 +132,6 @@ def test_a_client_under_a_tracer_or_profiler_is_not_stopped_by_the_cp(hook):
     # and a turn that began meanwhile left the eval breaker set for good: under a trace or profile
     # function CPython 3.11 then re-ran the call's first instruction forever (pdb, coverage, cProfile hung)
     done = subprocess.run([sys.executable, "-c", _TRACED_CLIENT.format(hook=hook)], capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "finished"

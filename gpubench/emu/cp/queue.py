@@ -53,11 +53,13 @@ class QueueStats:
     packets: int = 0
     dispatches: int = 0
     wave_instructions: int = 0
-    emulation_seconds: float = 0.0
+    emulation_seconds: float = 0.0  # running dispatches' waves
+    # processing packets, dispatches included: what the command processor costs its host
+    command_processor_seconds: float = 0.0
     executed: set[str] = field(default_factory=set)
     by_reference: Counter = field(default_factory=Counter)  # LaunchStats.by_reference, summed
 
-    COUNTERS = ("packets", "dispatches", "wave_instructions", "emulation_seconds")
+    COUNTERS = ("packets", "dispatches", "wave_instructions", "emulation_seconds", "command_processor_seconds")
 
     def add(self, other: "QueueStats") -> None:
         for name in self.COUNTERS:
@@ -160,7 +162,7 @@ class HardwareQueue:
         the others."""
         if self.error is not None or not self.active:
             return False
-        progressed, self.waiting, started_at = False, False, self.read_pointer
+        progressed, self.waiting, started_at, start = False, False, self.read_pointer, time.perf_counter()
         self._pending = _NO_DWORDS  # packets are read afresh each pass
         try:
             try:
@@ -177,6 +179,7 @@ class HardwareQueue:
             finally:  # the driver sees the pass's progress once, at its end
                 if self.read_pointer != started_at:
                     self.access.write64(self.read_pointer_address, self.read_pointer)
+                    self.stats.command_processor_seconds += time.perf_counter() - start
         except PageFault as fault:
             return self.fail(str(fault), fault)
         except GPUPageFault as error:
