@@ -96,6 +96,18 @@ def test_pm4_dispatch_runs_a_kernel(client):
     assert (got == np.arange(32) + np.arange(3)[:, None]).all()
 
 
+def test_the_command_processor_counts_its_own_time_around_the_dispatches(client):
+    queue = Queue(client, abi.QUEUE_COMPUTE)
+    out, _ = client.alloc(4096)
+    before = client.driver.nodes[GPU].gpu.stats()
+    queue.submit(dispatch_packets(client, STORE_LANE_IDS, [*split(out.va_addr)]) + queue.end_of_pipe())
+    queue.wait()
+    after = client.driver.nodes[GPU].gpu.stats()
+    emulating = after.emulation_seconds - before.emulation_seconds
+    assert after.dispatches == before.dispatches + 1
+    assert 0 < emulating <= after.command_processor_seconds - before.command_processor_seconds
+
+
 def test_a_kernel_page_fault_reaches_the_client_as_a_memory_event(client, caplog):
     queue = Queue(client, abi.QUEUE_COMPUTE)
     bad = 0xDEAD_0000
