@@ -15,13 +15,19 @@ memory, as when a program is bound), and the CPU time of its phases measured:
 Then all of them together as the engine compiles a program's new variants (build.addresses, into a
 new disk cache), and as a later process loads them from that cache (objects linked by one engine).
 
-    python benchmarks/native_compile.py [--limit N] [--no-tinygrad] [--profile]
+With --run, each SALU/VALU variant's compiled handler is also timed (CPU ns per call, the least of a
+few rounds of calls from a native loop) on a synthetic wave32 wave: all lanes on, registers random,
+the default MODE, operand words naming small registers. That is what a cheaper pipeline could slow.
+
+    python benchmarks/native_compile.py [--limit N] [--no-tinygrad] [--profile] [--run]
 """
 from __future__ import annotations
 
 import argparse
 import atexit
 import cProfile
+import ctypes
+import functools
 import os
 import pstats
 import shutil
@@ -48,6 +54,8 @@ from gpubench.emu import executor  # noqa: E402
 from gpubench.emu.context import Context  # noqa: E402
 from gpubench.emu.memory import AddressSpace  # noqa: E402
 from gpubench.emu.native import build, engine  # noqa: E402
+from gpubench.emu.native.layout import RECORD_OPERANDS, RECORD_WORDS, Dispatch, Frame  # noqa: E402
+from gpubench.emu.ops.modes import DEFAULT_FLOAT_MODE  # noqa: E402
 from gpubench.emu.waves import Waves  # noqa: E402
 from gpubench.isa.arch import ISA  # noqa: E402
 
@@ -113,8 +121,65 @@ def _ir_text(code: build.Code) -> str:
     return str(module)
 
 
-def phases(code: build.Code) -> dict[str, float] | None:
-    """Seconds of each phase for one variant compiled alone; None if its definition refuses."""
+@functools.cache
+def _driver():
+    """``void drive(i64 handler, ptr frame, ptr record, i64 n)``: calls the handler n times."""
+    i64, ptr = ir.IntType(64), ir.PointerType()
+    module = ir.Module(name="driver")
+    module.triple = llvm.get_process_triple()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64, ptr, ptr, i64]), "drive")
+    entry, body, done = (fn.append_basic_block(n) for n in ("entry", "body", "done"))
+    b = ir.IRBuilder(entry)
+    b.branch(body)
+    b.position_at_end(body)
+    i = b.phi(i64)
+    i.add_incoming(ir.Constant(i64, 0), entry)
+    b.call(b.inttoptr(fn.args[0], build.HANDLER_TYPE.as_pointer()), [fn.args[1], fn.args[2]])
+    nxt = b.add(i, ir.Constant(i64, 1))
+    i.add_incoming(nxt, body)
+    b.cbranch(b.icmp_unsigned("<", nxt, fn.args[3]), body, done)
+    b.position_at_end(done)
+    b.ret_void()
+    driver = llvm.create_mcjit_compiler(llvm.parse_assembly(str(module)), jit.target_machine())
+    driver.finalize_object()
+    build._engines.append(driver)
+    return ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(
+        driver.get_function_address("drive"))
+
+
+def _synthetic_wave(rng) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """A frame and a record for a wave32 wave (and the arrays they point into, to keep alive)."""
+    sgpr = rng.integers(0, 1 << 32, 128, dtype=np.uint64).astype(np.uint32)
+    sgpr[126:128] = 0xFFFFFFFF  # EXEC: every lane
+    arrays = {Frame.SGPR: sgpr, Frame.VGPR: rng.standard_normal(256 * 32).astype(np.float32).view(np.uint32),
+              Frame.PC: np.zeros(1, np.int64), Frame.SCC: np.zeros(1, np.uint8),
+              Frame.MODE: np.array([DEFAULT_FLOAT_MODE], np.uint32)}
+    trap_status, dispatch = np.zeros(1, np.uint32), np.zeros(Dispatch.SLOTS, np.int64)
+    dispatch[Dispatch.TRAP_STATUS] = trap_status.ctypes.data
+    arrays[Frame.DISPATCH] = dispatch
+    frame = np.zeros(Frame.SLOTS, np.int64)
+    for slot, array in arrays.items():
+        frame[slot] = array.ctypes.data
+    record = np.zeros(RECORD_WORDS, np.int64)
+    record[RECORD_OPERANDS:] = 3 * np.arange(1, RECORD_WORDS - RECORD_OPERANDS + 1)  # registers 3, 6 ... 30
+    return frame, record, [*arrays.values(), trap_status]
+
+
+def run_ns(address: int, calls: int = 1000, rounds: int = 5) -> float:
+    """CPU ns per call of the handler at ``address`` on a synthetic wave (the least of ``rounds``)."""
+    rng = np.random.default_rng(0)
+    best = float("inf")
+    for _ in range(rounds):
+        frame, record, _arrays = _synthetic_wave(rng)
+        start = clock()
+        _driver()(address, frame.ctypes.data, record.ctypes.data, calls)
+        best = min(best, clock() - start)
+    return 1e9 * best / calls
+
+
+def phases(code: build.Code, run: bool = False) -> dict[str, float] | None:
+    """Seconds of each phase for one variant compiled alone (and with ``run``, an ALU variant's ns per
+    call in "run"); None if its definition refuses."""
     t = {}
     start = clock()
     try:
@@ -136,9 +201,12 @@ def phases(code: build.Code) -> dict[str, float] | None:
     loaded = llvm.create_mcjit_compiler(llvm.parse_assembly(""), jit.target_machine())
     loaded.add_object_file(llvm.ObjectFileRef.from_data(data))
     loaded.finalize_object()
-    assert loaded.get_function_address(build.symbol(code.key))
+    address = loaded.get_function_address(build.symbol(code.key))
+    assert address
     t["load"] = clock() - start
     build._engines.append(loaded)
+    if run and code.key.startswith(("salu ", "valu ")):
+        t["run"] = run_ns(address)
     return t
 
 
@@ -161,20 +229,25 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the first N variants")
     parser.add_argument("--no-tinygrad", action="store_true", help="only the ALU sweep's variants")
     parser.add_argument("--profile", action="store_true", help="the batch compile under cProfile")
+    parser.add_argument("--run", action="store_true", help="time each ALU variant's handler on a synthetic wave")
     args = parser.parse_args()
     programs = list(sweep_programs(args.target))
     if not args.no_tinygrad:
         programs += list(tinygrad_programs(args.target))
     codes = collect(args.target, programs)[:args.limit or None]
     jit.target_machine()
-    print(f"{len(codes)} handler variants, opt level {jit.OPT_LEVEL}")
-    rows = [r for r in map(phases, codes) if r is not None]
+    print(f"{len(codes)} handler variants, pipeline O{jit.PIPELINE_LEVEL}, code generation O{jit.CODEGEN_LEVEL}")
+    rows = [r for r in (phases(c, args.run) for c in codes) if r is not None]
     print(f"{'phase':8} {'median ms':>10} {'mean ms':>8} {'p90 ms':>7}")
     for phase in PHASES + ("compile",):
         values = [1e3 * (sum(r[p] for p in PHASES[:-1]) if phase == "compile" else r[phase]) for r in rows]
         values.sort()
         print(f"{phase:8} {statistics.median(values):10.2f} {statistics.fmean(values):8.2f} "
               f"{values[int(0.9 * (len(values) - 1))]:7.2f}")
+    ran = sorted(r["run"] for r in rows if "run" in r)
+    if ran:
+        print(f"run: {len(ran)} ALU handlers, ns per call on a synthetic wave32 wave: "
+              f"median {statistics.median(ran):.1f}, mean {statistics.fmean(ran):.1f}, total {sum(ran):.0f}")
     profiler = cProfile.Profile() if args.profile else None
     if profiler:
         profiler.enable()

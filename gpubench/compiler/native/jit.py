@@ -35,7 +35,8 @@ from gpubench.compiler.diskcache import cache_dir, read, write_atomically
 from gpubench.compiler.native import ufuncs
 from gpubench.compiler.native.lower import ir_digest, lower_instruction
 
-OPT_LEVEL = 3
+CODEGEN_LEVEL = 3  # the target machine's: O0's code runs 1.5x slower (benchmarks/native_compile.py --run)
+PIPELINE_LEVEL = 1  # the optimisation pipeline's (see optimise)
 _FORMAT = 1  # of the JSON table
 # Counters for tests and measurements: LLVM code generation runs, cache loads, lowered instructions.
 STATS = {"codegen": 0, "optimised": 0, "disk_loads": 0, "lowered": 0}
@@ -55,7 +56,7 @@ def target_machine() -> llvm.TargetMachine:
     _initialised()
     triple = llvm.get_process_triple()
     return llvm.Target.from_triple(triple).create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=host_features(), opt=OPT_LEVEL, jit=True)
+        cpu=llvm.get_host_cpu_name(), features=host_features(), opt=CODEGEN_LEVEL, jit=True)
 
 
 @functools.cache
@@ -79,7 +80,7 @@ def environment_key() -> str:
     _initialised()
     parts = [gpubench.__version__, compiler_fingerprint(), _native_fingerprint(), llvmlite.__version__,
              ".".join(map(str, llvm.llvm_version_info)), llvm.get_process_triple(), llvm.get_host_cpu_name(),
-             host_features(), str(OPT_LEVEL), str(_FORMAT), ufuncs.environment_key()]
+             host_features(), str(CODEGEN_LEVEL), str(PIPELINE_LEVEL), str(_FORMAT), ufuncs.environment_key()]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -168,13 +169,16 @@ def _spec(p: PortSpec) -> list:
 
 
 def optimise(module: llvm.ModuleRef) -> None:
-    """O3 with the vectorizers but without loop unrolling: fully unrolled lane loops (32 or 64
-    iterations) cost about as much again in optimisation and in code generation
-    (benchmarks/native_compile.py), where the vectorized loop runs a handful of iterations."""
+    """O1's simplification with the loop vectorizer, one vector per iteration (no interleaving), no
+    SLP vectorizer, no unrolling. The lane loops are what is hot, and vectorized they run in half the
+    time; O3's further passes, SLP and interleaving cost a fifth of a variant's optimisation and code
+    generation and do not make the handlers faster; unrolled lane loops (32 or 64 iterations) cost about
+    as much again (benchmarks/native_compile.py, --run for the handlers' run time)."""
     tm = target_machine()
-    pto = llvm.create_pipeline_tuning_options(speed_level=OPT_LEVEL)
+    pto = llvm.create_pipeline_tuning_options(speed_level=PIPELINE_LEVEL)
     pto.loop_vectorization = True
-    pto.slp_vectorization = True
+    pto.loop_interleaving = False
+    pto.slp_vectorization = False
     pto.loop_unrolling = False
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(module, pb)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import hashlib
 from dataclasses import dataclass
 
@@ -363,13 +364,78 @@ def define_elementwise(module: ir.Module, symbol: str, inputs: list[tuple[str, i
     return fn
 
 
+class _Program:
+    """A generated function parsed once per source: its AST, its module-level constants, and which of
+    its expressions are constant. Every lowering of the instruction shares it (a handler emits the
+    semantics once per lane pass, an instruction has a variant per kind of operand and wave size).
+    Constness is found in one pass over the tree, module-level constants are evaluated when first
+    named, and names, attributes, calls and tuples of constants are evaluated as Python would, not
+    compiled: walking each expression's subtree again and compiling every constant were a third of
+    the lowering's profile (benchmarks/native_compile.py)."""
+
+    def __init__(self, source: str, function: str):
+        self._module = {"np": np, "rt": rt, "object": object}  # a name's value, or the node defining it
+        self.fndef = None
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.FunctionDef) and node.name == function:
+                self.fndef = node
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                self._module[node.targets[0].id] = _Unevaluated(node.value)
+        self._constant: set[int] = set()  # id() of the constant nodes: they live as long as fndef
+        if self.fndef is not None:
+            self._mark(self.fndef)
+
+    def _mark(self, node: ast.AST) -> bool:
+        """Whether ``node`` names only module-level values (recording it and every constant below it)."""
+        constant = not isinstance(node, ast.Name) or node.id in self._module
+        for child in ast.iter_child_nodes(node):
+            constant = self._mark(child) and constant
+        if constant:
+            self._constant.add(id(node))
+        return constant
+
+    def is_constant(self, node: ast.AST) -> bool:
+        return id(node) in self._constant
+
+    def value(self, node: ast.AST) -> object:
+        """A constant expression's value (numpy scalars and tables, formats: never modified)."""
+        match node:
+            case ast.Constant(value):
+                return value
+            case ast.Name(ident):
+                found = self._module[ident]
+                if isinstance(found, _Unevaluated):
+                    found = self._module[ident] = self.value(found.node)
+                return found
+            case ast.Attribute(base, attr):
+                return getattr(self.value(base), attr)
+            case ast.Call(func, args, []) if not any(isinstance(a, ast.Starred) for a in args):
+                return self.value(func)(*[self.value(a) for a in args])
+            case ast.Tuple(elts) if not any(isinstance(e, ast.Starred) for e in elts):
+                return tuple(self.value(e) for e in elts)
+            case ast.UnaryOp(ast.USub(), operand):
+                return -self.value(operand)
+        namespace = {x.id: self.value(x) for x in ast.walk(node) if isinstance(x, ast.Name)}
+        return eval(compile(ast.Expression(node), "<k>", "eval"), namespace)
+
+
+@dataclass(frozen=True)
+class _Unevaluated:
+    node: ast.AST
+
+
+@functools.lru_cache(maxsize=512)
+def _program(source: str, function: str) -> _Program:
+    return _Program(source, function)
+
+
 class _FunctionLowering:
     def __init__(self, module: ir.Module, symbol: str, generated, name: str):
         self.module = module
         self.symbol = symbol
         self.g = generated
         self.name = name
-        self.namespace: dict[str, object] = {"np": np, "rt": rt, "object": object}
+        self.program = _program(generated.source, generated.function)
         self.calls: NumpyCalls | None = None
 
     def unsupported(self, what: str) -> BackendUnsupported:
@@ -383,14 +449,8 @@ class _FunctionLowering:
                            [(p.name, storage_type(p.dtype)) for p in outs], self)
 
     def prepare(self) -> ast.FunctionDef:
-        """The generated function's AST, its module-level constants evaluated into the namespace."""
-        fndef = None
-        for node in ast.parse(self.g.source).body:
-            if isinstance(node, ast.FunctionDef) and node.name == self.g.function:
-                fndef = node
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                self.namespace[node.targets[0].id] = eval(compile(ast.Expression(node.value), "<k>", "eval"),
-                                                          dict(self.namespace))
+        """The generated function's AST."""
+        fndef = self.program.fndef
         if fndef is None:
             raise self.unsupported("the generated function was not found")
         for spec in (*self.g.inputs, *self.g.outputs):
@@ -441,13 +501,10 @@ class _FunctionLowering:
 
     # --- expressions -----------------------------------------------------------------------------
 
-    def _is_constant(self, node: ast.AST) -> bool:
-        return all(not isinstance(x, ast.Name) or (x.id in self.namespace) for x in ast.walk(node))
-
     def expr(self, node: ast.AST) -> object:
         """A V (run-time element) or a constant (numpy scalar, Weak, Fmt, ...)."""
-        if self._is_constant(node):
-            value = eval(compile(ast.Expression(node), "<k>", "eval"), dict(self.namespace))
+        if self.program.is_constant(node):
+            value = self.program.value(node)
             if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
                 return Weak(value)
             return value
@@ -462,7 +519,7 @@ class _FunctionLowering:
                 return self.unaryop(type(op).__name__, self.expr(operand))
             case ast.Compare(left, [op], [right]):
                 return self.compare(type(op).__name__, self.expr(left), self.expr(right))
-            case ast.Subscript(table, index) if self._is_constant(table):
+            case ast.Subscript(table, index) if self.program.is_constant(table):
                 return self.lookup(self.expr(table), index)
             case ast.List(elts):
                 return [self.expr(e) for e in elts]
