@@ -9,6 +9,7 @@ lowering shapes the loop (`emit_lanes`): semantics that call numpy's loops (tran
 more pass over the lanes per call, the call made once per wave over the lanes EXEC enables. A mix
 (v_fma_mixlo/hi) writes its whole VGPR: its pseudocode places the f16 half and keeps the other, read as
 D0. clamp of a float result saturates it to [0, 1] on its bits (each half of a packed f16, a mix's half).
+A CDNA 16-bit result in the low half clears the high half (isa/corrections.py's zero-high-half rule).
 
 What the native handlers do not do yet is left to the reference engine, decided once per instruction
 when it is bound (the binder returns None): DPP, SDWA, omod, clamp of integer and BF16 results, v_swap's
@@ -286,7 +287,7 @@ def bind_valu(inst: Instruction, ctx: Context) -> Bound | None:
     if op is None:
         return None
     ops = valu.operands_of(inst, op)
-    if ops.omod or ops.dpp is not None or ops.zeroes_high_half:
+    if ops.omod or ops.dpp is not None:
         return None
     words = Operands()
     try:
@@ -361,7 +362,9 @@ def valu_output(ctx: Context, ops: valu.Operands, port, words: Operands) -> Outp
             raise Unsupported("SDWA destination")
         # a mix (v_fma_mixlo/hi) destination is the whole VGPR: the pseudocode writes its half of D0 and
         # keeps the other, which it read as D0
-        width = 16 if dest.bits == 16 else port.width
+        # CDNA's 16-bit results in the low half clear the high half: the value, zero-extended, is the whole VGPR
+        zero_high = ops.zeroes_high_half and dest.bits == 16 and not dest.high
+        width = 32 if zero_high else 16 if dest.bits == 16 else port.width
         clamped = clamped_fields(dest) if ops.clamp else ()
         if clamped is None:
             raise Unsupported("clamp of an integer or BF16 result")
