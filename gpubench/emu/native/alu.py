@@ -10,9 +10,11 @@ more pass over the lanes per call, the call made once per wave over the lanes EX
 (v_fma_mixlo/hi) writes its whole VGPR: its pseudocode places the f16 half and keeps the other, read as
 D0. clamp of a float result saturates it to [0, 1] on its bits (each half of a packed f16, a mix's half).
 A CDNA 16-bit result in the low half clears the high half (isa/corrections.py's zero-high-half rule).
+SDWA (CDNA) selects a byte or word of each source, zero- or sign-extended, and places the result's low
+bits at dst_sel, the other bits 0, its sign or the VGPR's own (dst_unused), as ops/valu.py does.
 
 What the native handlers do not do yet is left to the reference engine, decided once per instruction
-when it is bound (the binder returns None): DPP, SDWA, omod, clamp of integer and BF16 results, v_swap's
+when it is bound (the binder returns None): DPP, omod, clamp of integer and BF16 results, v_swap's
 second destination. Float operations check MODE when they run and give the instruction to the
 reference engine in a wave whose round or denormal mode is not the default.
 """
@@ -88,6 +90,7 @@ class Source:
     sign_bit: int = 0
     operand: int = -1  # the record word holding the register number or the constant
     packed: tuple[bool, bool, bool, bool] | None = None  # VOP3P: (op_sel, op_sel_hi, neg_lo, neg_hi)
+    select: tuple[int, int, bool] | None = None  # SDWA: (bit offset, width, sign-extend)
 
 
 def scalar_source(ctx: Context, value: int, width: int, fmt: str | None, literal: int | None,
@@ -116,8 +119,6 @@ def vgpr_operand(ctx: Context, reg: int, width: int, words: Operands) -> int:
 
 
 def _vector_source(ctx: Context, src: valu.Source, port, literal: int | None, words: Operands) -> Source:
-    if src.select is not None:
-        raise Unsupported("SDWA selection")
     width = min(port.width, src.bits) if src.bits else port.width
     read_width = 64 if width > 32 else 32
     if src.value >= opnd.VGPR_BASE:
@@ -129,7 +130,7 @@ def _vector_source(ctx: Context, src: valu.Source, port, literal: int | None, wo
         sign_bit = src.sign_bit if src.sign_bit is not None else \
             (opnd.float_kind(src.fmt) or src.bits or read_width) - 1
     half = ("hi" if src.high else "lo") if src.bits == 16 else ""
-    return Source(base.kind, read_width, half, src.neg, src.absolute, sign_bit, base.operand, src.packed)
+    return Source(base.kind, read_width, half, src.neg, src.absolute, sign_bit, base.operand, src.packed, src.select)
 
 
 def read_register(b, frame, record, source: Source, lane, wave_size: int) -> ir.Value:
@@ -152,9 +153,14 @@ def read_register(b, frame, record, source: Source, lane, wave_size: int) -> ir.
 
 
 def modified(b, value: ir.Value, source: Source) -> ir.Value:
-    """The half a 16-bit operand names, then VOP3P's packing (operands.packed_halves) or abs and
-    neg of its sign bit."""
+    """SDWA's selection, the half a 16-bit operand names, then VOP3P's packing (operands.packed_halves)
+    or abs and neg of its sign bit."""
     typ = value.type
+    if source.select is not None and source.select[1] < 32:
+        offset, width, sign_extend = source.select
+        value = b.and_(b.lshr(value, ir.Constant(typ, offset)), ir.Constant(typ, (1 << width) - 1))
+        if sign_extend:
+            value = b.ashr(b.shl(value, ir.Constant(typ, 32 - width)), ir.Constant(typ, 32 - width))
     if source.half == "hi":
         value = b.lshr(value, ir.Constant(typ, 16))
     elif source.half == "lo":
@@ -278,10 +284,11 @@ class Output:
     high: bool = False
     operand: int = -1  # the record word with the register (-1: a NULL destination)
     clamped: tuple[tuple[int, int], ...] = ()  # clamp: (bit offset, float width) of each float field of the value
+    placed: tuple[int, int, int] | None = None  # SDWA: (bit offset, width, dst_unused) of the result in the VGPR
 
 
 def bind_valu(inst: Instruction, ctx: Context) -> Bound | None:
-    if "DPP" in inst.fmt.name or "SDWA" in inst.fmt.name or inst.name.startswith(reference.VALU_NO_OPERATION):
+    if "DPP" in inst.fmt.name or inst.name.startswith(reference.VALU_NO_OPERATION):
         return None
     op = reference.compiled_semantics(inst)
     if op is None:
@@ -315,8 +322,10 @@ def valu_source(ctx: Context, inst: Instruction, ops: valu.Operands, port, words
         return _vector_source(ctx, ops.sources[name], port, ops.literal, words)
     if name == "D0":
         dest = ops.vdst
-        if dest is None or dest.select is not None:
+        if dest is None:
             raise Unsupported("D0 read without a VGPR destination")
+        if dest.select is not None:  # SDWA: dst_sel and dst_unused alone say what the rest becomes
+            return Source("const", operand=words.add(0))
         return _vector_source(ctx, valu.Source(opnd.VGPR_BASE + dest.reg, dest.bits, dest.fmt, dest.high), port,
                               None, words)
     if name == "D1":
@@ -358,8 +367,6 @@ def valu_output(ctx: Context, ops: valu.Operands, port, words: Operands) -> Outp
         return Output("carry" if name == "D1" else "mask", operand=words.add(reg))
     if name == "D0" and ops.vdst is not None:
         dest = ops.vdst
-        if dest.select is not None:
-            raise Unsupported("SDWA destination")
         # a mix (v_fma_mixlo/hi) destination is the whole VGPR: the pseudocode writes its half of D0 and
         # keeps the other, which it read as D0
         # CDNA's 16-bit results in the low half clear the high half: the value, zero-extended, is the whole VGPR
@@ -368,7 +375,7 @@ def valu_output(ctx: Context, ops: valu.Operands, port, words: Operands) -> Outp
         clamped = clamped_fields(dest) if ops.clamp else ()
         if clamped is None:
             raise Unsupported("clamp of an integer or BF16 result")
-        return Output("vgpr", width, dest.high, vgpr_operand(ctx, dest.reg, width, words), clamped)
+        return Output("vgpr", width, dest.high, vgpr_operand(ctx, dest.reg, width, words), clamped, dest.select)
     if name == "D0" and ops.scalar_out is not None:  # gfx12's v_s_*: a transcendental of a scalar
         if opnd.is_null(ctx, ops.scalar_out):
             return Output("sgpr", port.width)
@@ -471,6 +478,8 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
         for name, out in outputs.items():
             if out.kind == "vgpr":
                 value = clamp(b, values[name], out.clamped, nan_to_zero) if out.clamped else values[name]
+                if out.placed is not None:
+                    value = placed(b, frame, record, out, lane, value, wave_size)
                 write_vgpr(b, frame, record, out, lane, on, value, wave_size)
             elif out.kind == "sgpr" and out.operand >= 0:
                 write_sgpr(b, frame, record, out, values[name])
@@ -493,6 +502,24 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
             _store_mask(b, frame, Operands.read(b, record, out.operand), mask, wave_size)
     b.ret(const(int(Status.NEXT), I32))
 
+
+
+def placed(b, frame, record, out: Output, lane, value: ir.Value, wave_size: int) -> ir.Value:
+    """An SDWA result (valu._placed): its low bits at dst_sel's offset, the other bits 0, its sign, or the
+    VGPR's own (dst_unused)."""
+    offset, width, unused = out.placed
+    value = b.trunc(value, I32) if value.type.width > 32 else b.zext(value, I32) if value.type.width < 32 else value
+    field = b.and_(value, const((1 << width) - 1, I32))
+    if unused == valu.UNUSED_SEXT:
+        field = b.ashr(b.shl(field, const(32 - width, I32)), const(32 - width, I32))
+    result = b.shl(field, const(offset, I32))
+    if unused == valu.UNUSED_PRESERVE:
+        base = word(b, frame, Frame.VGPR, ir.PointerType())
+        index = b.add(b.mul(Operands.read(b, record, out.operand), const(wave_size)), lane)
+        old = b.load(element(b, base, index, I32), typ=I32)
+        keep = const(~(((1 << width) - 1) << offset) & 0xFFFF_FFFF, I32)
+        result = b.or_(b.and_(old, keep), b.and_(result, b.not_(keep)))
+    return result
 
 
 def write_vgpr(b, frame, record, out: Output, lane, active, value: ir.Value, wave_size: int) -> None:
