@@ -34,13 +34,14 @@ from gpubench.emu import executor
 from gpubench.emu.context import Context
 from gpubench.emu.cp import interpreter
 from gpubench.emu.memory import AddressSpace
-from gpubench.emu.native import alu, build, crosslane, memory, saved, vopd
+from gpubench.emu.native import alu, bitop3, build, crosslane, memory, saved, vopd
 from gpubench.emu.native.layout import (MAP_WORDS, RECORD_FN, RECORD_OPERANDS, RECORD_SIZE, RECORD_WORDS, Binding,
                                         Dispatch, Status)
 from gpubench.emu.native.lds import bind_lds
 from gpubench.emu.native.loop import loop_code
 from gpubench.emu.native.matrix import bind_matrix
 from gpubench.emu.ops import alu as reference_alu
+from gpubench.emu.ops import bitop3 as reference_bitop3
 from gpubench.emu.ops import control, gpr_index, memory_ops, valu
 from gpubench.emu.ops import crosslane as reference_crosslane
 from gpubench.emu.ops import lds as reference_lds
@@ -53,7 +54,8 @@ BINDERS = {reference_alu.vector_alu: alu.bind_valu, reference_alu.scalar_alu: al
            control.control: alu.bind_control, memory_ops.scalar_load: memory.bind_scalar_load,
            reference_lds.data_share: bind_lds,
            memory_ops.vector_load_store: memory.bind_global, reference_vopd.dual_issue: vopd.bind_dual,
-           reference_matrix.matrix: bind_matrix, reference_crosslane.crosslane: crosslane.bind_crosslane}
+           reference_matrix.matrix: bind_matrix, reference_crosslane.crosslane: crosslane.bind_crosslane,
+           reference_bitop3.bitop3: bitop3.bind_bitop3}
 WINDOW_BYTES = 4 << 20  # the code a program's table covers, at most (around the entry point)
 PREBIND_INSTRUCTIONS = 4096  # decoded forward from the entry point when a program is first bound
 SLICE = 1 << 22  # wave-instructions per native call: the watchdog's clock is read between calls
