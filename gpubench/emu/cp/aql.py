@@ -13,7 +13,7 @@ import dataclasses
 import struct
 
 from gpubench.emu.cp.pm4 import PM4Queue
-from gpubench.emu.cp.queue import Interrupt, QueueError, WaitNotSatisfied
+from gpubench.emu.cp.queue import HardwareQueue, Interrupt, QueueError, WaitNotSatisfied
 from gpubench.emu import abi
 from gpubench.isa.codeobject import DESCRIPTOR_SIZE, KernelDescriptor
 
@@ -30,6 +30,7 @@ SIGNAL_VALUE, SIGNAL_EVENT_MAILBOX, SIGNAL_EVENT_ID = 8, 16, 24
 class AQLQueue(PM4Queue):
     kind = "aql"
     pointer_unit = PACKET_BYTES
+    execute_pending = HardwareQueue.execute_pending  # one 64-byte packet after the other, not a PM4 stream
 
     def write_pointer(self) -> int:
         # the packet processor reads amd_queue_t.write_dispatch_id; the doorbell only wakes it

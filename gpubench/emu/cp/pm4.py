@@ -14,6 +14,7 @@ completes at once, because the emulated GPU has no host data path cache to flush
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -60,10 +61,19 @@ class PM4Queue(HardwareQueue):
     def memory(self) -> AddressSpace:
         return self.access.memory
 
-    def execute_packet(self) -> int:
-        header = self.ring_dwords(self.read_pointer, 1)[0]
-        count = self.packet_length(header, self.ring_size // 4)
-        return count + self.execute(self.ring_dwords(self.read_pointer, count), depth=0)
+    def execute_pending(self, write_pointer: int) -> None:
+        """The packets pending in the ring, read in one go and run one after the other (the pass's
+        common case is a dozen small packets a dispatch: no per-packet trip through the base loop)."""
+        words, available = self.ring_dwords(self.read_pointer, write_pointer - self.read_pointer), self.ring_size // 4
+        position = 0
+        while position < len(words):
+            length = self.packet_length(words[position], available)
+            packet = words[position:position + length] if position + length <= len(words) else \
+                self.ring_dwords(self.read_pointer, length)  # written past the doorbell's count
+            skipped = self.execute(packet, depth=0)
+            self.read_pointer += length + skipped
+            self.stats.packets += 1
+            position += length + skipped
 
     @staticmethod
     def packet_length(header: int, available: int) -> int:
@@ -129,13 +139,8 @@ class PM4Queue(HardwareQueue):
         if 0 in grid or 0 in block:
             return  # an empty dispatch does nothing
         wave32 = self.arch != "cdna" and bool(initiator & CS_W32_EN)
-        rsrc2 = regs(COMPUTE_PGM_RSRC2, 0)
-        desc = KernelDescriptor(
-            self.arch, group_segment_fixed_size=((rsrc2 >> 15) & 0x1FF) * LDS_GRANULE,
-            private_segment_fixed_size=self.private_bytes_per_lane(), kernarg_size=0,
-            kernel_code_entry_byte_offset=0, compute_pgm_rsrc3=regs(COMPUTE_PGM_RSRC3, 0),
-            compute_pgm_rsrc1=regs(COMPUTE_PGM_RSRC1, 0), compute_pgm_rsrc2=rsrc2,
-            kernel_code_properties=(1 << 10) if wave32 else 0, kernarg_preload=0)
+        desc = _descriptor(self.arch, regs(COMPUTE_PGM_RSRC1, 0), regs(COMPUTE_PGM_RSRC2, 0), regs(COMPUTE_PGM_RSRC3, 0),
+                           self.private_bytes_per_lane(), wave32)
         program = (regs(COMPUTE_PGM_LO, 0) | ((regs(COMPUTE_PGM_HI, 0) & PGM_HI_BITS) << 32)) << 8
         user = [regs(COMPUTE_USER_DATA_0 + i, 0) for i in range(desc["USER_SGPR_COUNT"])]
         self.run_dispatch(desc, program, user, grid, block)
@@ -252,6 +257,18 @@ class PM4Queue(HardwareQueue):
             raise QueueError(f"ATOMIC_MEM operation {body[0] & 0x7F} is not supported")
         address, source = body[1] | (body[2] << 32), body[3] | (body[4] << 32)
         self.access.write64(address, self.access.read64(address) + source)
+
+
+@functools.lru_cache(maxsize=1024)
+def _descriptor(arch: str, rsrc1: int, rsrc2: int, rsrc3: int, private_bytes_per_lane: int,
+                wave32: bool) -> KernelDescriptor:
+    """What a dispatch's registers say as a kernel descriptor: one object per register values (a
+    client dispatches the same kernels again and again, and the launch caches by descriptor)."""
+    return KernelDescriptor(
+        arch, group_segment_fixed_size=((rsrc2 >> 15) & 0x1FF) * LDS_GRANULE,
+        private_segment_fixed_size=private_bytes_per_lane, kernarg_size=0, kernel_code_entry_byte_offset=0,
+        compute_pgm_rsrc3=rsrc3, compute_pgm_rsrc1=rsrc1, compute_pgm_rsrc2=rsrc2,
+        kernel_code_properties=(1 << 10) if wave32 else 0, kernarg_preload=0)
 
 
 PACKETS = {  # opcode -> (handler, minimum body dwords)

@@ -148,6 +148,13 @@ class HardwareQueue:
             self._pending = self._read_ring(pointer, pending).tolist()
         return self._pending[start // 4:start // 4 + count]
 
+    def ring_dword(self, pointer: int) -> int:
+        """The dword at ``pointer``: a packet header, from the pending copy when it holds it."""
+        start = pointer * self.pointer_unit - self._pending_from
+        if 0 <= start < 4 * len(self._pending) and start % 4 == 0:
+            return self._pending[start >> 2]
+        return self.ring_dwords(pointer, 1)[0]
+
     def _read_ring(self, pointer: int, count: int) -> np.ndarray:
         start = (pointer * self.pointer_unit) % self.ring_size
         first = min(count, (self.ring_size - start) // 4)
@@ -162,20 +169,17 @@ class HardwareQueue:
         the others."""
         if self.error is not None or not self.active:
             return False
-        progressed, self.waiting, started_at, start = False, False, self.read_pointer, time.perf_counter()
+        self.waiting, started_at, start = False, self.read_pointer, time.perf_counter()
         self._pending = _NO_DWORDS  # packets are read afresh each pass
         try:
             try:
                 while self.read_pointer < (write_pointer := self.write_pointer()):
                     self._pending_until = write_pointer
                     try:
-                        consumed = self.execute_packet()
+                        self.execute_pending(write_pointer)
                     except WaitNotSatisfied:
                         self.waiting = True
                         break
-                    self.read_pointer += consumed
-                    self.stats.packets += 1
-                    progressed = True
             finally:  # the driver sees the pass's progress once, at its end
                 if self.read_pointer != started_at:
                     self.access.write64(self.read_pointer_address, self.read_pointer)
@@ -189,13 +193,21 @@ class HardwareQueue:
         except Exception as error:  # anything else is a gap in the emulator: this queue stops, not the CP
             log.exception("%s queue %d: internal emulator error", self.kind, self.queue_id)
             return self.fail(f"internal emulator error: {type(error).__name__}: {error}")
-        return progressed
+        return self.read_pointer != started_at
 
     def fail(self, message: str, fault: PageFault | None = None) -> bool:
         self.error = f"{self.kind} queue {self.queue_id}: {message}"
         log.error("%s (queue stopped)", self.error)
         self.interrupt(Interrupt("memory_fault" if fault else "queue_error", fault=fault, message=self.error))
         return True
+
+    def execute_pending(self, write_pointer: int) -> None:
+        """Execute the packets from the read pointer to ``write_pointer``, moving the read pointer past
+        each (raises WaitNotSatisfied at one that must wait, the read pointer on it)."""
+        while self.read_pointer < write_pointer:
+            consumed = self.execute_packet()
+            self.read_pointer += consumed
+            self.stats.packets += 1
 
     def execute_packet(self) -> int:
         """Execute the packet at the read pointer; return how many pointer units it took."""

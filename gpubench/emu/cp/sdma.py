@@ -29,11 +29,11 @@ class SDMAQueue(HardwareQueue):
         self.watchdog = watchdog
 
     def execute_packet(self) -> int:
-        header = self.ring_dwords(self.read_pointer, 1)[0]
+        header = self.ring_dword(self.read_pointer)
         opcode, sub_op = header & 0xFF, (header >> 8) & 0xFF
         if opcode == NOP:
             return 4 * (1 + ((header >> 16) & 0x3FFF))  # NOP's count field skips dwords after it
-        length = packet_length(header, lambda: self.ring_dwords(self.read_pointer + 12, 1)[0])
+        length = packet_length(header, lambda: self.ring_dword(self.read_pointer + 12))
         if 4 * length > self.ring_size:
             raise QueueError(f"SDMA packet 0x{header:08x} claims {length} dwords, more than the ring holds")
         words = self.ring_dwords(self.read_pointer, length)

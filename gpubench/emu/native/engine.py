@@ -34,7 +34,7 @@ from gpubench.emu import executor
 from gpubench.emu.context import Context
 from gpubench.emu.cp import interpreter
 from gpubench.emu.memory import AddressSpace
-from gpubench.emu.native import alu, bitop3, build, crosslane, memory, saved, vopd
+from gpubench.emu.native import alu, bitop3, build, crosslane, memory, packed_move, saved, vopd
 from gpubench.emu.native.layout import (MAP_WORDS, RECORD_FN, RECORD_OPERANDS, RECORD_SIZE, RECORD_WORDS, Binding,
                                         Dispatch, Status)
 from gpubench.emu.native.lds import bind_lds
@@ -46,6 +46,7 @@ from gpubench.emu.ops import control, gpr_index, memory_ops, valu
 from gpubench.emu.ops import crosslane as reference_crosslane
 from gpubench.emu.ops import lds as reference_lds
 from gpubench.emu.ops import matrix as reference_matrix
+from gpubench.emu.ops import packed_move as reference_packed_move
 from gpubench.emu.ops import vopd as reference_vopd
 from gpubench.emu.waves import WaveState
 
@@ -55,7 +56,7 @@ BINDERS = {reference_alu.vector_alu: alu.bind_valu, reference_alu.scalar_alu: al
            reference_lds.data_share: bind_lds,
            memory_ops.vector_load_store: memory.bind_global, reference_vopd.dual_issue: vopd.bind_dual,
            reference_matrix.matrix: bind_matrix, reference_crosslane.crosslane: crosslane.bind_crosslane,
-           reference_bitop3.bitop3: bitop3.bind_bitop3}
+           reference_bitop3.bitop3: bitop3.bind_bitop3, reference_packed_move.packed_move: packed_move.bind_packed_move}
 WINDOW_BYTES = 4 << 20  # the code a program's table covers, at most (around the entry point)
 PREBIND_INSTRUCTIONS = 4096  # decoded forward from the entry point when a program is first bound
 SLICE = 1 << 22  # wave-instructions per native call: the watchdog's clock is read between calls
@@ -77,7 +78,9 @@ class NativeProgram:
     def __init__(self, ctx: Context, base: int, code: np.ndarray):
         self.target, self.wave_size, self.vgprs = ctx.isa.target.name, ctx.waves.wave_size, ctx.waves.vgpr.shape[1]
         self.base, self.code = base, code.copy()
-        self.table = np.full(len(code) // 4, int(Binding.UNBOUND), np.int32)
+        self.code_bytes = code.tobytes()  # what for_dispatch compares the code in memory with
+        self.table = np.full(len(code) // 4, int(Binding.UNBOUND), np.int32)  # written in place, never replaced
+        self.table_address = address(self.table)
         self.records = np.zeros((0, RECORD_WORDS), np.int64)
         self.names: list[tuple[str, ...]] = []  # per record: the instruction names (VOPD: both halves)
         self.keys: list[str] = []  # per record: its handler's code key (saved.py)
@@ -105,7 +108,7 @@ class NativeProgram:
         code = mapping.data[start - mapping.base:end - mapping.base]
         key = (ctx.isa.target.name, ctx.waves.wave_size, ctx.waves.vgpr.shape[1], start, end)
         program = _programs.get(key)
-        if program is None or not np.array_equal(program.code, code):
+        if program is None or program.code_bytes != code.tobytes():  # a copy and a memcmp: cheaper than numpy's
             if len(_programs) >= MAX_PROGRAMS:
                 _programs.clear()
             program = _programs[key] = cls(ctx, start, code)
@@ -214,15 +217,22 @@ def _loop(wave_size: int, release_gil: bool):
 def run(ctx: Context, watchdog: executor.Watchdog) -> None:
     """Run every wave of ``ctx`` to its end, natively where the program is bound (see the module)."""
     w = ctx.waves
-    runner = executor.Runner(ctx, watchdog)
+    runners: list[executor.Runner] = []
+
+    def runner() -> executor.Runner:
+        """The reference engine's runner, made when a wave first needs it (most small dispatches never do)."""
+        if not runners:
+            runners.append(executor.Runner(ctx, watchdog))
+        return runners[0]
+
     if w.count == 0:
         return
     program = NativeProgram.for_dispatch(ctx, int(w.pc[0]))
     if program is None:
-        runner.run()
+        runner().run()
         return
     if program.bound == 0 and program.covers(int(w.pc[0])):
-        program.bind(ctx, runner.program, [int(w.pc[0])], forward=True)
+        program.bind(ctx, runner().program, [int(w.pc[0])], forward=True)
     loop = _loop(w.wave_size, w.count * w.wave_size > interpreter.NUMPY_RELEASES_GIL_ABOVE)
     maps = _maps.of(ctx.memory)
     block = np.zeros(int(Dispatch.SLOTS), np.int64)
@@ -236,23 +246,23 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
         block[slot] = address(array)
     block[Dispatch.VGPR_STRIDE] = w.vgpr.strides[0]
     block[Dispatch.CODE_BASE], block[Dispatch.TABLE_LENGTH] = program.base, len(program.table)
-    block[Dispatch.TABLE] = program.table.ctypes.data
+    block[Dispatch.TABLE] = program.table_address
     block[Dispatch.MAP_COUNT] = len(maps)
     block[Dispatch.LDS_BYTES] = ctx.lds.shape[1]
     stats = ctx.stats
     left = stats.setdefault("by_reference", {})
     referenced = False  # only the reference engine's instructions set VGPR index mode
     while True:
-        running = np.flatnonzero(w.state == RUNNING)
+        running = np.nonzero(w.state == RUNNING)[0]
         if not running.size:
             if not (w.state == BARRIER).any():
                 break
-            runner.release_barriers()
+            runner().release_barriers()
             continue
         indexed = running[(w.mode[running] & gpr_index.GPR_IDX_EN) != 0] if referenced else ()
         if len(indexed):  # VGPR index mode (ops/gpr_index.py): the reference engine runs them until it ends
             pc = int(w.pc[indexed].min())
-            name = runner.execute(pc, indexed[w.pc[indexed] == pc]).name
+            name = runner().execute(pc, indexed[w.pc[indexed] == pc]).name
             left[name] = left.get(name, 0) + 1
             continue
         if len(reached) < len(program.records):
@@ -272,11 +282,13 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
         stats["steps"] += native
         stats["lane_operations"] += int(block[Dispatch.LANE_OPERATIONS])
         if stats["wave_instructions"] > watchdog.max_wave_instructions or \
-                time.perf_counter() - runner.start > watchdog.max_seconds:
-            raise executor.WatchdogTimeout(executor.hang_report(ctx, runner.program, watchdog))
+                time.perf_counter() - ctx.started > watchdog.max_seconds:
+            raise executor.WatchdogTimeout(executor.hang_report(ctx, runner().program, watchdog))
         ended = statuses == END
         if ended.all():  # the common case: every wave ran to s_endpgm
             w.state[running] = DONE
+            if len(running) == w.count:
+                break
             continue
         w.state[running[ended]] = WaveState.DONE
         w.state[running[statuses == Status.BARRIER]] = WaveState.BARRIER
@@ -285,7 +297,7 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
             pcs = np.unique(w.pc[unbound]).tolist()
             bindable = [pc for pc in pcs if program.covers(pc)]
             if bindable:
-                program.bind(ctx, runner.program, bindable, forward=True)
+                program.bind(ctx, runner().program, bindable, forward=True)
             outside = [pc for pc in pcs if not program.covers(pc)]
             unbound = unbound[np.isin(w.pc[unbound], outside)]  # the rest run natively next round
         by_reference = np.sort(np.concatenate([running[statuses == Status.REFERENCE], unbound]))
@@ -293,6 +305,6 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
         for pc in np.unique(at).tolist():  # lowest PC first; each group one instruction
             group = by_reference[at == pc]
             referenced = True
-            name = runner.execute(pc, group).name
+            name = runner().execute(pc, group).name
             left[name] = left.get(name, 0) + len(group)
     stats.setdefault("executed", set()).update(program.reached_names(reached))
