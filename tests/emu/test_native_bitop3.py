@@ -3,28 +3,9 @@ reference engine over random truth tables, VGPR/SGPR/constant sources, op_sel ha
 none left to it; and against a model that looks each result bit up in the table."""
 import numpy as np
 import pytest
-from asm_dispatch import CODE_BASE, Dispatch
+from one_wave import exec_bits, run_line
 
-from gpubench.emu import executor
-from gpubench.emu.native import engine
-from gpubench.isa.asm import assemble
-
-LANE_BITS = 0xF0F0_FF7E_6DB6_DB6D
 SOURCES = ["v1", "v2", "v3", "s8", "7", "-1"]
-
-
-def _run(text: str, seed: int, native: bool):
-    rng = np.random.default_rng(seed)
-    run = Dispatch("gfx950", 64, vgprs=8)
-    run.vgpr[0] = rng.integers(0, 1 << 32, run.vgpr.shape[1:], dtype=np.uint64).astype(np.uint32)
-    run.sgpr[0, :16] = rng.integers(0, 1 << 32, 16, dtype=np.uint64).astype(np.uint32)
-    run.set_exec(np.array([LANE_BITS >> lane & 1 for lane in range(64)], bool))
-    before = run.vgpr[0].copy(), run.sgpr[0].copy()
-    run.device.alloc_at(CODE_BASE, assemble(run.isa, text + "\ns_endpgm\n").data)
-    run.waves.pc[:] = CODE_BASE
-    ctx = run.context()
-    (engine.run if native else executor.run)(ctx, executor.Watchdog())
-    return before, run.vgpr[0].copy(), sum(ctx.stats.get("by_reference", {}).values())
 
 
 def _operand(name: str, vgpr: np.ndarray, sgpr: np.ndarray) -> np.ndarray:
@@ -46,7 +27,7 @@ def _model(table: int, values: list[np.ndarray], bits: int) -> np.ndarray:
 @pytest.mark.parametrize("half", [False, True], ids=["b32", "b16"])
 def test_bitop3_gives_the_reference_engines_bits_natively(half):
     rng = np.random.default_rng(int(half))
-    active = np.array([LANE_BITS >> lane & 1 for lane in range(64)], bool)
+    active = exec_bits(64)
     for seed in range(24):
         table = int(rng.integers(0, 256))
         names = ["v1", *(SOURCES[k] for k in rng.integers(0, len(SOURCES), 2))]
@@ -54,7 +35,8 @@ def test_bitop3_gives_the_reference_engines_bits_natively(half):
         text = f"v_bitop3_b{16 if half else 32} v4, {', '.join(names)} bitop3:{table:#x}"
         if half:
             text += f" op_sel:[{','.join(map(str, opsel))}]"
-        (_, expected, _), ((vgpr, sgpr), got, by_reference) = (_run(text, seed, native) for native in (False, True))
+        (_, (expected, _), _), ((vgpr, sgpr), (got, _), by_reference) = (run_line("gfx950", text, seed, native)
+                                                                        for native in (False, True))
         assert np.array_equal(expected, got), f"{text}: VGPRs differ"
         assert by_reference == 0
         values = [_operand(name, vgpr, sgpr) for name in names]

@@ -51,7 +51,8 @@ def _code(target: str, wave_size: int, case: tuple) -> bytes:
 
 def _exec_bits(pattern: str, wave_size: int, rng) -> np.ndarray:
     bits = {"all": np.ones(wave_size, bool), "none": np.zeros(wave_size, bool),
-            "last": np.arange(wave_size) == wave_size - 1, "partial": rng.integers(0, 2, wave_size).astype(bool)}[pattern]
+            "last": np.arange(wave_size) == wave_size - 1,
+            "partial": rng.integers(0, 2, wave_size).astype(bool)}[pattern]
     if pattern == "partial":
         bits[0] = False
     return bits

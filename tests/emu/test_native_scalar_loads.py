@@ -16,7 +16,8 @@ BUFFER_BYTES = 4096
 GFX12 = ["s_load_u8 s8, s[2:3], 0x3", "s_load_i8 s8, s[2:3], -0x3", "s_load_u16 s8, s[2:3], 0x6",
          "s_load_i16 s8, s[2:3], s5 offset:0x2", "s_load_i8 s8, s[2:3], s5", "s_load_u16 s8, s[2:3], s5 offset:0x1",
          "s_buffer_load_u8 s8, s[16:19], 0x5", "s_buffer_load_i8 s8, s[16:19], s5 offset:0x1",
-         "s_buffer_load_u16 s8, s[16:19], 0x2", "s_buffer_load_i16 s8, s[16:19], 0xa", "s_buffer_load_b32 s8, s[16:19], s5",
+         "s_buffer_load_u16 s8, s[16:19], 0x2", "s_buffer_load_i16 s8, s[16:19], 0xa",
+         "s_buffer_load_b32 s8, s[16:19], s5",
          "s_buffer_load_b64 s[8:9], s[16:19], 0x8", "s_buffer_load_b96 s[8:10], s[16:19], 0x4",
          "s_buffer_load_b128 s[8:11], s[16:19], 0x10", "s_buffer_load_b256 s[20:27], s[16:19], 0x20",
          "s_buffer_load_b512 s[32:47], s[16:19], 0x40"]

@@ -5,11 +5,7 @@ integer ones against a model of the selections written here (a byte or word of e
 sign-extended; the result's low bits placed at dst_sel, the rest 0, its sign or the VGPR's own)."""
 import numpy as np
 import pytest
-from asm_dispatch import CODE_BASE, Dispatch
-
-from gpubench.emu import executor
-from gpubench.emu.native import engine
-from gpubench.isa.asm import assemble
+from one_wave import exec_bits, run_line
 
 SELECTS = {"BYTE_0": (0, 8), "BYTE_1": (8, 8), "BYTE_2": (16, 8), "BYTE_3": (24, 8), "WORD_0": (0, 16),
            "WORD_1": (16, 16), "DWORD": (0, 32)}
@@ -19,7 +15,6 @@ INTEGER = {"v_and_b32": lambda a, b: a & b, "v_add_u32": lambda a, b: a + b, "v_
 FLOAT = ["v_mul_f16", "v_sub_f16", "v_add_f32", "v_max_f16"]
 UNARY = ["v_cvt_f32_i32", "v_cvt_f32_f16", "v_cvt_f16_f32", "v_mov_b32"]
 COMPARES = ["v_cmp_eq_u32", "v_cmp_lt_i16", "v_cmp_gt_f16", "v_cmp_ne_u16"]
-LANE_BITS = 0xF0F0_FF7E_6DB6_DB6D
 
 
 def _select(value: int, name: str, sign_extend: bool) -> int:
@@ -42,22 +37,8 @@ def _placed(result: int, name: str, unused: str, old: int) -> int:
     return placed
 
 
-def _run(target: str, text: str, seed: int, native: bool):
-    rng = np.random.default_rng(seed)
-    run = Dispatch(target, 64, vgprs=8)
-    run.vgpr[0] = rng.integers(0, 1 << 32, run.vgpr.shape[1:], dtype=np.uint64).astype(np.uint32)
-    run.sgpr[0, :16] = rng.integers(0, 1 << 32, 16, dtype=np.uint64).astype(np.uint32)
-    run.set_exec(np.array([LANE_BITS >> lane & 1 for lane in range(64)], bool))
-    before = run.vgpr[0].copy(), run.sgpr[0].copy()
-    run.device.alloc_at(CODE_BASE, assemble(run.isa, text + "\ns_endpgm\n").data)
-    run.waves.pc[:] = CODE_BASE
-    ctx = run.context()
-    (engine.run if native else executor.run)(ctx, executor.Watchdog())
-    return before, (run.vgpr[0].copy(), run.sgpr[0].copy()), sum(ctx.stats.get("by_reference", {}).values())
-
-
 def _agree(target: str, text: str, seed: int):
-    (_, expected, _), (before, got, by_reference) = (_run(target, text, seed, native) for native in (False, True))
+    (_, expected, _), (before, got, by_reference) = (run_line(target, text, seed, native) for native in (False, True))
     assert np.array_equal(expected[0], got[0]) and np.array_equal(expected[1], got[1]), f"{text}: registers differ"
     assert by_reference == 0, f"{text}: left to the reference engine"
     return before, got
@@ -81,7 +62,8 @@ def _text(rng, name: str) -> str:
     src1, sel1, _ = _source(rng, name, "v2", is_float)
     dst_sel, unused = list(SELECTS)[rng.integers(0, len(SELECTS))], UNUSED[rng.integers(0, len(UNUSED))]
     if name in COMPARES:
-        return f"{name}_sdwa {'vcc' if rng.integers(0, 2) else 's[10:11]'}, {src0}, {src1} src0_sel:{sel0} src1_sel:{sel1}"
+        sdst = "vcc" if rng.integers(0, 2) else "s[10:11]"
+        return f"{name}_sdwa {sdst}, {src0}, {src1} src0_sel:{sel0} src1_sel:{sel1}"
     if name in UNARY:
         return f"{name}_sdwa v4, {src0} dst_sel:{dst_sel} dst_unused:{unused} src0_sel:{sel0}"
     return f"{name}_sdwa v4, {src0}, {src1} dst_sel:{dst_sel} dst_unused:{unused} src0_sel:{sel0} src1_sel:{sel1}"
@@ -98,7 +80,7 @@ def test_an_sdwa_form_gives_the_reference_engines_bits_natively(target, name):
 @pytest.mark.parametrize("name", sorted(INTEGER))
 def test_an_integer_sdwa_form_matches_the_selection_model(name):
     rng = np.random.default_rng(3)
-    active = np.array([LANE_BITS >> lane & 1 for lane in range(64)], bool)
+    active = exec_bits(64)
     for seed in range(6):
         sel0, sel1, dst_sel = (list(SELECTS)[k] for k in rng.integers(0, len(SELECTS), 3))
         sext0, sext1 = (bool(k) for k in rng.integers(0, 2, 2))

@@ -4,13 +4,8 @@ engine, EXEC partly off, none left to it; the integer ones against a model (the 
 zero in the lanes EXEC enables, the other lanes kept), the float ones' high halves zero."""
 import numpy as np
 import pytest
-from asm_dispatch import CODE_BASE, Dispatch
+from one_wave import exec_bits, run_line
 
-from gpubench.emu import executor
-from gpubench.emu.native import engine
-from gpubench.isa.asm import assemble
-
-LANE_BITS = 0xF0F0_FF7E_6DB6_DB6D
 MASK = 0xFFFF
 INTEGER = {  # the low 16 bits of the result from the low halves a, b
     "v_add_u16 v4, v1, v2": lambda a, b: a + b, "v_sub_u16_e64 v4, v1, v2": lambda a, b: a - b,
@@ -22,24 +17,12 @@ FLOAT = ["v_mul_f16 v4, v1, v2", "v_add_f16_e64 v4, -v1, |v2|", "v_cvt_f16_f32 v
          "v_sqrt_f16 v4, v1", "v_mad_legacy_f16 v4, v1, v2, v3", "v_max_f16_e64 v4, v1, v2 clamp"]
 
 
-def _run(target: str, text: str, seed: int, native: bool):
-    rng = np.random.default_rng(seed)
-    run = Dispatch(target, 64, vgprs=8)
-    run.vgpr[0] = rng.integers(0, 1 << 32, run.vgpr.shape[1:], dtype=np.uint64).astype(np.uint32)
-    run.set_exec(np.array([LANE_BITS >> lane & 1 for lane in range(64)], bool))
-    before = run.vgpr[0].copy()
-    run.device.alloc_at(CODE_BASE, assemble(run.isa, text + "\ns_endpgm\n").data)
-    run.waves.pc[:] = CODE_BASE
-    ctx = run.context()
-    (engine.run if native else executor.run)(ctx, executor.Watchdog())
-    return before, run.vgpr[0].copy(), sum(ctx.stats.get("by_reference", {}).values())
-
-
 def _agree(target: str, text: str, seed: int):
-    (_, expected, _), (before, got, by_reference) = (_run(target, text, seed, native) for native in (False, True))
+    (_, (expected, _), _), ((before, _), (got, _), by_reference) = (run_line(target, text, seed, native)
+                                                                    for native in (False, True))
     assert np.array_equal(expected, got), f"{text} seed {seed}: VGPRs differ"
     assert by_reference == 0, f"{text}: left to the reference engine"
-    active = np.array([LANE_BITS >> lane & 1 for lane in range(64)], bool)
+    active = exec_bits(64)
     assert np.array_equal(got[4][~active], before[4][~active]), f"{text}: an inactive lane was written"
     return before, got, active
 

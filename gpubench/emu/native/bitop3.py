@@ -48,7 +48,8 @@ def _define(module, symbol, table: int, sources: tuple[Source, ...], highs: tupl
     frame, record = fn.args
     exec_mask = lane_mask(b, frame, const(EXEC_LO), wave_size)
     bits = Operands.read(b, record, table, I32)
-    rows = [b.sub(const(0, I32), b.and_(b.lshr(bits, const(row, I32)), const(1, I32))) for row in range(8)]  # all ones or 0
+    # each row of the table as a mask: all ones where its bit is set, else 0
+    rows = [b.sub(const(0, I32), b.and_(b.lshr(bits, const(row, I32)), const(1, I32))) for row in range(8)]
 
     def value(b, source: Source, lane, high: bool) -> ir.Value:
         word = Operands.read(b, record, source.operand, I32) if source.kind == "const" else \
