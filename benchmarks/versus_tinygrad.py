@@ -29,9 +29,9 @@ Columns (medians over the N timed runs):
 - ratio: tinygrad ms / gpubench ms; above 1 gpubench is faster.
 - GPU ms, each side: the part of the realize spent in the emulated GPU, its packet processors and
   dispatches; the rest is tinygrad's own runtime, the same code on both sides. tinygrad's: the time
-  inside its mock's `AMDDriver._emulate_execute`, timed from this script (the mock runs in the
-  client's thread); gpubench's: its own statistics, `gpu.stats().command_processor_seconds` summed
-  over the machine's nodes.
+  inside its mock's `AMDDriver._emulate_execute`, timed from outside (tinygrad_mock_clock.py; the
+  mock runs in the client's thread); gpubench's: its own statistics,
+  `gpu.stats().command_processor_seconds` summed over the machine's nodes.
 - of it emulating: the part of gpubench's GPU ms spent running dispatches' waves
   (`emulation_seconds`); the rest is the command processor's packets and dispatch set-up.
 - GPU ratio: tinygrad's GPU ms / gpubench's.
@@ -40,8 +40,9 @@ the total, the row below it the same divided by 1000.
 
 --test-ops also runs tinygrad's test/backend/test_ops.py from the anchor (pytest -n 2,
 SKIP_SLOW_TEST=1; needs torch) on tinygrad's emulator, then on gpubench (its pytest plugin, whose
---gpubench-json report gives the emulation seconds, summed over the workers), and reports wall
-seconds and passed / skipped / failed for each.
+--gpubench-json report gives the command processor's and the emulation seconds, summed over the
+workers; tinygrad's mock is timed by tinygrad_mock_clock.py as a pytest plugin), and reports wall
+seconds, passed / skipped / failed and GPU seconds for each.
 """
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+
+import tinygrad_mock_clock
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_ANCHOR = REPO.parent / "shared" / "anchors" / "tinygrad"
@@ -134,23 +137,10 @@ def _gpubench_clocks() -> Callable[[], tuple[float, float]]:
 
 
 def _tinygrad_clocks() -> Callable[[], tuple[None, float]]:
-    """Seconds so far inside tinygrad's mock GPU (its packet processors and emulator, which run in
-    the client's thread when a doorbell or ring write reaches the mock): its `_emulate_execute` timed
-    from outside, the outermost call only."""
-    from test.mockgpu.amd.amddriver import AMDDriver
-    spent, inside, emulate = [0.0], [False], AMDDriver._emulate_execute
-
-    def timed(driver):
-        if inside[0]:
-            return emulate(driver)
-        inside[0], start = True, time.perf_counter()
-        try:
-            return emulate(driver)
-        finally:
-            inside[0] = False
-            spent[0] += time.perf_counter() - start
-    AMDDriver._emulate_execute = timed
-    return lambda: (None, spent[0])
+    """Seconds so far inside tinygrad's mock GPU (tinygrad_mock_clock.py)."""
+    from tinygrad_mock_clock import mock_gpu_clock
+    clock = mock_gpu_clock()
+    return lambda: (None, clock())
 
 
 def _measure(workload: Workload, clocks: Callable[[], tuple[float | None, float]], budget: float,
@@ -292,25 +282,36 @@ def run_test_ops(side: str, anchor: Path, bin_dir: str, workers: int) -> dict:
     env.update(SKIP_SLOW_TEST="1", PYTHONPATH=str(anchor))
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "gpubench.json")
-        plugin = ["--gpubench-json", report] if side == "gpubench" else ["-p", "no:gpubench"]
+        if side == "gpubench":
+            plugin = ["--gpubench-json", report]
+        else:  # tinygrad's mock, timed by this directory's plugin
+            env.update(PYTHONPATH=f"{anchor}{os.pathsep}{Path(__file__).resolve().parent}",
+                       **{tinygrad_mock_clock.FILE_VARIABLE: os.path.join(tmp, "mock")})
+            plugin = ["-p", "no:gpubench", "-p", "tinygrad_mock_clock"]
         command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", str(workers),
                    *plugin, "test/backend/test_ops.py"]
         start = time.perf_counter()
         done = subprocess.run(command, env=env, cwd=anchor, capture_output=True, text=True)
-        result = {"wall_seconds": time.perf_counter() - start, **_pytest_counts(done.stdout), "emulation_seconds": None}
+        result = {"wall_seconds": time.perf_counter() - start, **_pytest_counts(done.stdout),
+                  "emulation_seconds": None, "gpu_seconds": None}
         if side == "gpubench" and os.path.exists(report):
             with open(report) as file:
-                result["emulation_seconds"] = json.load(file)["emulator"]["emulation_seconds"]
+                emulator = json.load(file)["emulator"]
+            result["emulation_seconds"] = emulator["emulation_seconds"]
+            result["gpu_seconds"] = emulator["command_processor_seconds"]
+        elif side == "tinygrad":
+            parts = glob.glob(os.path.join(tmp, "mock.*"))
+            result["gpu_seconds"] = sum(float(Path(part).read_text()) for part in parts) if parts else None
     return result
 
 
 def test_ops_table(results: dict) -> str:
-    lines = ["| test_ops (-n 2, SKIP_SLOW_TEST=1) | wall s | passed | skipped | failed | errors | emulation s |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| test_ops (-n 2, SKIP_SLOW_TEST=1) | wall s | passed | skipped | failed | errors | GPU s | of it emulating |",
+             "|---|---|---|---|---|---|---|---|"]
     for side, result in results.items():
-        emulation = "n/a" if result["emulation_seconds"] is None else f"{result['emulation_seconds']:.1f}"
+        cells = ["n/a" if result[key] is None else f"{result[key]:.1f}" for key in ("gpu_seconds", "emulation_seconds")]
         lines.append(f"| {side} | {result['wall_seconds']:.1f} | {result['passed']} | {result['skipped']} | "
-                     f"{result['failed']} | {result['error']} | {emulation} |")
+                     f"{result['failed']} | {result['error']} | {cells[0]} | {cells[1]} |")
     return "\n".join(lines)
 
 
