@@ -10,11 +10,11 @@ import os
 
 import numpy as np
 
-_libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-_libc.mmap.restype = ctypes.c_void_p
-_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-_libc.munmap.restype = ctypes.c_int
+libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)  # also what native code calls (emu/native)
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+libc.mmap.restype = ctypes.c_void_p
+libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+libc.munmap.restype = ctypes.c_int
 MAP_FAILED = ctypes.c_void_p(-1).value
 
 
@@ -34,7 +34,7 @@ class SharedMemory:
         """mmap these bytes at ``address`` (a client's hint or MAP_FIXED address) -> the address."""
         if offset + size > self.size:
             raise OSError(22, f"mapping {size} bytes at offset {offset} exceeds the {self.size}-byte object")
-        result = _libc.mmap(address, size, prot, (flags & ~mmap.MAP_ANONYMOUS) | mmap.MAP_SHARED, self.fd, offset)
+        result = libc.mmap(address, size, prot, (flags & ~mmap.MAP_ANONYMOUS) | mmap.MAP_SHARED, self.fd, offset)
         if result in (None, MAP_FAILED):
             errno = ctypes.get_errno()
             raise OSError(errno, os.strerror(errno))
@@ -52,7 +52,7 @@ def client_array(address: int, size: int) -> np.ndarray:
 
 
 def anonymous_map(address: int, size: int, prot: int, flags: int) -> int:
-    result = _libc.mmap(address, size, prot, flags | mmap.MAP_ANONYMOUS, -1, 0)
+    result = libc.mmap(address, size, prot, flags | mmap.MAP_ANONYMOUS, -1, 0)
     if result in (None, MAP_FAILED):
         errno = ctypes.get_errno()
         raise OSError(errno, os.strerror(errno))
@@ -60,4 +60,4 @@ def anonymous_map(address: int, size: int, prot: int, flags: int) -> int:
 
 
 def unmap(address: int, size: int) -> int:
-    return _libc.munmap(address, size)
+    return libc.munmap(address, size)

@@ -18,13 +18,13 @@ rung soon after the last one (a client's next dispatch) is seen within tens of Â
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
+from gpubench.emu.hostmem import libc
 from gpubench.emu.native import build
 from gpubench.emu.native.build import I32, I64, PTR, Code, const, element
 
@@ -93,7 +93,6 @@ def _define(module: ir.Module, name: str) -> None:
 
 @functools.cache
 def _watch():
-    libc = ctypes.CDLL(ctypes.util.find_library("c"))
     llvm.add_symbol(_NANOSLEEP, ctypes.cast(libc.nanosleep, ctypes.c_void_p).value)
     llvm.add_symbol(_ADD_PENDING_CALL, ctypes.cast(ctypes.pythonapi.Py_AddPendingCall, ctypes.c_void_p).value)
     address = build.addresses([_CODE])[_CODE.key]

@@ -77,8 +77,7 @@ def usable(ctx: Context) -> bool:
 class NativeProgram:
     def __init__(self, ctx: Context, base: int, code: np.ndarray):
         self.target, self.wave_size, self.vgprs = ctx.isa.target.name, ctx.waves.wave_size, ctx.waves.vgpr.shape[1]
-        self.base, self.code = base, code.copy()
-        self.code_bytes = code.tobytes()  # what for_dispatch compares the code in memory with
+        self.base, self.code = base, code.tobytes()  # what for_dispatch compares the code in memory with
         self.table = np.full(len(code) // 4, int(Binding.UNBOUND), np.int32)  # written in place, never replaced
         self.table_address = address(self.table)
         self.records = np.zeros((0, RECORD_WORDS), np.int64)
@@ -108,7 +107,7 @@ class NativeProgram:
         code = mapping.data[start - mapping.base:end - mapping.base]
         key = (ctx.isa.target.name, ctx.waves.wave_size, ctx.waves.vgpr.shape[1], start, end)
         program = _programs.get(key)
-        if program is None or program.code_bytes != code.tobytes():  # a copy and a memcmp: cheaper than numpy's
+        if program is None or program.code != code.tobytes():  # a copy and a memcmp: cheaper than numpy's
             if len(_programs) >= MAX_PROGRAMS:
                 _programs.clear()
             program = _programs[key] = cls(ctx, start, code)

@@ -38,12 +38,12 @@ def _gpubench_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _path(target: str, wave_size: int, vgprs: int, code: np.ndarray) -> Path | None:
+def _path(target: str, wave_size: int, vgprs: int, code: bytes) -> Path | None:
     root = native_cache_dir()
     if root is None:
         return None
     digest = hashlib.sha256(f"{_gpubench_fingerprint()}\0{target}\0{wave_size}\0{vgprs}\0".encode())
-    digest.update(code.tobytes())
+    digest.update(code)
     return root / "programs" / f"{digest.hexdigest()[:32]}.pickle"
 
 

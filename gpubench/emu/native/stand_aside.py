@@ -15,18 +15,20 @@ GIL, sleeps on the futex until the turn ends or ``limit`` ns pass, and takes the
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import platform
 
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from gpubench.emu.hostmem import libc
 from gpubench.emu.native import build
 from gpubench.emu.native.build import I32, I64, PTR, Code, const, element
 
 FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE = 128, 129
 SYS_FUTEX = {"x86_64": 202, "aarch64": 98}  # the futex system call's number per host architecture
+_HOST_FUTEX = ctypes.c_long(SYS_FUTEX.get(platform.machine(), -1))  # wake's arguments, made once
+_WAKE, _EVERY_WAITER = ctypes.c_int(FUTEX_WAKE_PRIVATE), ctypes.c_int(2**31 - 1)
 CLOCK_MONOTONIC = 1
 # bound to this process's libc and libpython in `stand_aside_address` (objects are cached on disk)
 _LIBC = {"syscall": (I64, [I64, PTR, I32, I32, PTR]), "clock_gettime": (I32, [I32, PTR]),
@@ -136,13 +138,8 @@ def _define(module: ir.Module, name: str, modules: tuple[str, ...], limit_ns: in
     b.ret(const(0, I32))
 
 
-@functools.cache
-def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-
-
 def _bind_symbols() -> None:
-    for table, library in ((_LIBC, _libc()), (_PYTHON, ctypes.pythonapi)):
+    for table, library in ((_LIBC, libc), (_PYTHON, ctypes.pythonapi)):
         for name in table:
             llvm.add_symbol(SYMBOL_PREFIX + name, ctypes.cast(getattr(library, name), ctypes.c_void_p).value)
 
@@ -152,7 +149,7 @@ def stand_aside_address(modules: tuple[str, ...], limit_seconds: float) -> int:
     """The pending call's address: it stands aside outside the modules whose names start with one of
     ``modules``, for at most ``limit_seconds`` a turn."""
     _bind_symbols()
-    limit_ns, sys_futex = int(limit_seconds * 1e9), SYS_FUTEX[platform.machine()]
+    limit_ns, sys_futex = int(limit_seconds * 1e9), SYS_FUTEX[platform.machine()]  # KeyError: no futex number known
     code = Code(f"stand aside v1 modules={','.join(modules)} limit={limit_ns} futex={sys_futex}",
                 lambda module, name: _define(module, name, modules, limit_ns, sys_futex))
     return build.addresses([code])[code.key]
@@ -160,5 +157,4 @@ def stand_aside_address(modules: tuple[str, ...], limit_seconds: float) -> int:
 
 def wake(turn_address: int) -> None:
     """Wake a main thread sleeping on the turn word at ``turn_address`` (the turn is over)."""
-    _libc().syscall(ctypes.c_long(SYS_FUTEX[platform.machine()]), ctypes.c_void_p(turn_address),
-                    ctypes.c_int(FUTEX_WAKE_PRIVATE), ctypes.c_int(2**31 - 1), None)
+    libc.syscall(_HOST_FUTEX, ctypes.c_void_p(turn_address), _WAKE, _EVERY_WAITER, None)
