@@ -30,8 +30,10 @@ Columns (medians over the N timed runs):
 - GPU ms, each side: the part of the realize spent in the emulated GPU, its packet processors and
   dispatches; the rest is tinygrad's own runtime, the same code on both sides. tinygrad's: the time
   inside its mock's `AMDDriver._emulate_execute`, timed from outside (tinygrad_mock_clock.py; the
-  mock runs in the client's thread); gpubench's: its own statistics,
-  `gpu.stats().command_processor_seconds` summed over the machine's nodes.
+  mock runs in the client's thread, so its wall is its CPU); gpubench's: its own statistics, the
+  command processor thread's CPU time in its passes (`gpu.stats().command_processor_cpu_seconds`,
+  summed over the machine's nodes; that thread runs native code without the GIL, beside the client, and
+  its passes' wall also holds its waits for the GIL).
 - of it emulating: the part of gpubench's GPU ms spent running dispatches' waves
   (`emulation_seconds`); the rest is the command processor's packets and dispatch set-up.
 - GPU ratio: tinygrad's GPU ms / gpubench's.
@@ -132,7 +134,7 @@ def _gpubench_clocks() -> Callable[[], tuple[float, float]]:
 
     def clocks() -> tuple[float, float]:
         stats = [node.gpu.stats() for node in machine.current().driver.nodes.values()]
-        return sum(s.emulation_seconds for s in stats), sum(s.command_processor_seconds for s in stats)
+        return sum(s.emulation_seconds for s in stats), sum(s.command_processor_cpu_seconds for s in stats)
     return clocks
 
 
@@ -298,7 +300,7 @@ def run_test_ops(side: str, anchor: Path, bin_dir: str, workers: int) -> dict:
             with open(report) as file:
                 emulator = json.load(file)["emulator"]
             result["emulation_seconds"] = emulator["emulation_seconds"]
-            result["gpu_seconds"] = emulator["command_processor_seconds"]
+            result["gpu_seconds"] = emulator["command_processor_cpu_seconds"]
         elif side == "tinygrad":
             parts = glob.glob(os.path.join(tmp, "mock.*"))
             result["gpu_seconds"] = sum(float(Path(part).read_text()) for part in parts) if parts else None

@@ -66,7 +66,7 @@ def prepare_context(memory: AddressSpace, target: str, desc: KernelDescriptor, p
     per_group = -(-(block[0] * block[1] * block[2]) // desc.wave_size)
     if groups * per_group <= REUSED_WAVES and len(user_sgprs) <= desc["USER_SGPR_COUNT"]:
         # the user SGPRs are the only part of the initial state that is not the same per dispatch
-        waves = _initial_waves(desc, grid, block, program).copy()
+        waves = initial_waves(desc, grid, block, program).copy()
         waves.sgpr[:, :len(user_sgprs)] = np.array(user_sgprs, np.uint32)
     else:
         waves = _waves(desc, grid, block, program, user_sgprs, watchdog, started)
@@ -79,7 +79,7 @@ REUSED_WAVES = 64  # dispatches of up to this many waves start from a kept copy 
 
 
 @functools.lru_cache(maxsize=512)
-def _initial_waves(desc: KernelDescriptor, grid: tuple[int, int, int], block: tuple[int, int, int],
+def initial_waves(desc: KernelDescriptor, grid: tuple[int, int, int], block: tuple[int, int, int],
                    program: int) -> Waves:
     """The initial state of a small dispatch but its user SGPRs (zero here): test suites launch the
     same kernel at the same size again and again, and setting waves up is dozens of small numpy

@@ -74,10 +74,13 @@ class Waves:
                    np.zeros(count, np.int64), np.zeros(count, np.int64), np.zeros(count, np.int64),
                    np.full(count, DEFAULT_MODE, np.uint32), accum_offset)
 
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """Every per-wave array, in the constructor's order: the whole state of the waves."""
+        return (self.sgpr, self.vgpr, self.pc, self.scc, self.state, self.workgroup, self.wave_id, self.executed,
+                self.mode)
+
     def copy(self) -> "Waves":
-        arrays = (self.sgpr, self.vgpr, self.pc, self.scc, self.state, self.workgroup, self.wave_id, self.executed,
-                  self.mode)
-        return Waves(self.wave_size, *(a.copy() for a in arrays), self.accum_offset)
+        return Waves(self.wave_size, *(a.copy() for a in self.arrays()), self.accum_offset)
 
     @property
     def count(self) -> int:

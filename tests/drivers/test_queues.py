@@ -17,14 +17,6 @@ from tests.drivers.kfd_client import (GPU, RING, STORE_LANE_IDS, WRITE_DISPATCH_
                                       a_new_queue_runs_a_dispatch, aql_dispatch, dispatch_packets, packet3, split)
 
 
-@pytest.fixture
-def client():
-    c = Client()
-    c.acquire()
-    yield c
-    c.close()
-
-
 def test_pm4_writes_memory_and_signals(client):
     queue = Queue(client, abi.QUEUE_COMPUTE)
     target, view = client.alloc(4096)
@@ -106,6 +98,7 @@ def test_the_command_processor_counts_its_own_time_around_the_dispatches(client)
     emulating = after.emulation_seconds - before.emulation_seconds
     assert after.dispatches == before.dispatches + 1
     assert 0 < emulating <= after.command_processor_seconds - before.command_processor_seconds
+    assert 0 < after.command_processor_cpu_seconds - before.command_processor_cpu_seconds
 
 
 def test_a_kernel_page_fault_reaches_the_client_as_a_memory_event(client, caplog):
@@ -208,9 +201,9 @@ def test_a_bad_stream_stops_its_queue_and_a_new_queue_on_the_gpu_still_runs(clie
 def test_any_emulator_failure_is_a_queue_error_not_a_dead_command_processor(client, caplog, monkeypatch):
     def broken(queue, body, depth):
         raise KeyError("a gap in the emulator")
-    monkeypatch.setitem(pm4.PACKETS, pm4.NOP, (broken, 0))
+    monkeypatch.setitem(pm4.PACKETS, pm4.WRITE_DATA, (broken, 3))  # a packet Python runs (not the native pass)
     queue = Queue(client, abi.QUEUE_COMPUTE)
-    queue.submit(packet3(pm4.NOP, 0))
+    queue.submit(packet3(pm4.WRITE_DATA, 0, 0, 0))
     fired, _ = queue.wait()
     assert fired == queue.errors.event_id
     assert "internal emulator error: KeyError" in caplog.text and "Traceback" in caplog.text

@@ -11,18 +11,26 @@ actions (ACQUIRE_MEM, RELEASE_MEM's GCR bits) and pipeline events (EVENT_WRITE: 
 ...) are complete as soon as they are read. Registers are a plain register file; a register pair
 written and waited on by WAIT_REG_MEM's write-then-wait operation (the HDP flush request/done pair)
 completes at once, because the emulated GPU has no host data path cache to flush.
+
+The common packets and the repeated dispatches of a stream run natively, without the GIL, with these
+handlers' semantics (cp/pm4_native.py, emu/native/packets.py); the handlers here run the rest, a
+kernel's first dispatch, and everything while a tool watches the memory from Python.
 """
 from __future__ import annotations
 
 import functools
 import math
 import time
+from typing import Callable
 
 from gpubench.emu import executor
 from gpubench.emu.cp import interpreter
+from gpubench.emu.cp.pm4_native import NativePackets
 from gpubench.emu.cp.queue import HardwareQueue, Interrupt, QueueError, WaitNotSatisfied, compare, gpu_clock
-from gpubench.emu.launch import launch
+from gpubench.emu.launch import LaunchStats, launch
 from gpubench.emu.memory import AddressSpace
+from gpubench.emu.native.packets import KEY_BODY_WORDS, KEY_REGISTERS, Stop
+from gpubench.emu.native.plans import DispatchPlan
 from gpubench.isa.codeobject import KernelDescriptor
 
 NOP, DISPATCH_DIRECT, DISPATCH_INDIRECT, ATOMIC_MEM, PRED_EXEC = 0x10, 0x15, 0x16, 0x1E, 0x23
@@ -53,7 +61,9 @@ class PM4Queue(HardwareQueue):
     def __init__(self, *args, target: str, arch: str, lds_bytes: int, watchdog: executor.Watchdog, **kwargs):
         super().__init__(*args, **kwargs)
         self.target, self.arch, self.lds_bytes, self.watchdog = target, arch, lds_bytes, watchdog
-        self.registers: dict[int, int] = {}
+        self.native = NativePackets()
+        self.registers = self.native.registers  # uint32, by dword address: the native packets' too
+        self.registers[COMPUTE_NUM_THREAD_X:COMPUTE_NUM_THREAD_X + 3] = 1  # a workgroup is one work-item until set
         width, unit = TMPRING_WAVESIZE[arch]
         self.max_private_bytes_per_lane = ((1 << width) - 1) * unit // 64
 
@@ -62,6 +72,23 @@ class PM4Queue(HardwareQueue):
         return self.access.memory
 
     def execute_pending(self, write_pointer: int) -> None:
+        """The packets pending in the ring: natively as far as they go (cp/pm4_native.py), each that
+        stops the native pass in Python, then natively again."""
+        if not self.native.usable(self):
+            self.execute_in_python(write_pointer)
+            return
+        while self.read_pointer < write_pointer:
+            stop = self.native.run(self, write_pointer)
+            if stop == Stop.WAITING:
+                raise WaitNotSatisfied()
+            if stop == Stop.UNFINISHED:
+                self.native.resume(self)
+                self.read_pointer += self.packet_length(self.ring_dword(self.read_pointer), self.ring_size // 4)
+                self.stats.packets += 1
+            elif stop == Stop.PYTHON:
+                self.execute_one()
+
+    def execute_in_python(self, write_pointer: int) -> None:
         """The packets pending in the ring, read in one go and run one after the other (the pass's
         common case is a dozen small packets a dispatch: no per-packet trip through the base loop)."""
         words, available = self.ring_dwords(self.read_pointer, write_pointer - self.read_pointer), self.ring_size // 4
@@ -74,6 +101,13 @@ class PM4Queue(HardwareQueue):
             self.read_pointer += length + skipped
             self.stats.packets += 1
             position += length + skipped
+
+    def execute_one(self) -> None:
+        """The packet at the read pointer, in Python."""
+        length = self.packet_length(self.ring_dword(self.read_pointer), self.ring_size // 4)
+        skipped = self.execute(self.ring_dwords(self.read_pointer, length), depth=0)
+        self.read_pointer += length + skipped
+        self.stats.packets += 1
 
     @staticmethod
     def packet_length(header: int, available: int) -> int:
@@ -120,30 +154,40 @@ class PM4Queue(HardwareQueue):
         self._set_registers(UCONFIG_REG_BASE + (body[0] & 0xFFFF), body[1:])
 
     def _set_registers(self, first: int, values) -> None:
-        for i, value in enumerate(values):
-            self.registers[first + i] = value
+        self.registers[first:first + len(values)] = values
 
     def _dispatch_direct(self, body, depth):
-        self.dispatch(tuple(body[0:3]), body[3])
+        grid = tuple(body[0:3])
+        desc, program, user = self.dispatch(grid, body[3])
+        if desc is not None:  # the next dispatches like it may run natively
+            self.native.learn(tuple(self.registers[list(KEY_REGISTERS)].tolist()) + tuple(body[0:KEY_BODY_WORDS]),
+                              lambda: DispatchPlan.make(self.memory, self.target, desc, program, len(user), grid,
+                                                        self._block(), self.watchdog))
 
     def _dispatch_indirect(self, body, depth):
         # the MEC's form: the dimensions' address (lo, hi), then the dispatch initiator
         address = body[0] | (body[1] << 32)
         self.dispatch(tuple(int(d) for d in self.access.dwords(address, 3)), body[2])
 
-    def dispatch(self, grid: tuple[int, ...], initiator: int) -> None:
-        regs = self.registers.get
-        if not initiator & FORCE_START_AT_000 and any(regs(COMPUTE_START_X + i, 0) for i in range(3)):
+    def _block(self) -> tuple[int, int, int]:
+        return tuple(int(self.registers[COMPUTE_NUM_THREAD_X + i]) & 0xFFFF for i in range(3))
+
+    def dispatch(self, grid: tuple[int, ...], initiator: int) -> tuple:
+        """The dispatch the registers describe, run; returns its (descriptor, program, user SGPRs), or
+        Nones when it was empty."""
+        regs = self.registers
+        if not initiator & FORCE_START_AT_000 and regs[COMPUTE_START_X:COMPUTE_START_X + 3].any():
             raise QueueError("dispatches starting at a workgroup other than (0, 0, 0) are not emulated")
-        block = tuple(regs(COMPUTE_NUM_THREAD_X + i, 1) & 0xFFFF for i in range(3))
+        block = self._block()
         if 0 in grid or 0 in block:
-            return  # an empty dispatch does nothing
+            return None, None, None  # an empty dispatch does nothing
         wave32 = self.arch != "cdna" and bool(initiator & CS_W32_EN)
-        desc = _descriptor(self.arch, regs(COMPUTE_PGM_RSRC1, 0), regs(COMPUTE_PGM_RSRC2, 0), regs(COMPUTE_PGM_RSRC3, 0),
-                           self.private_bytes_per_lane(), wave32)
-        program = (regs(COMPUTE_PGM_LO, 0) | ((regs(COMPUTE_PGM_HI, 0) & PGM_HI_BITS) << 32)) << 8
-        user = [regs(COMPUTE_USER_DATA_0 + i, 0) for i in range(desc["USER_SGPR_COUNT"])]
+        desc = _descriptor(self.arch, int(regs[COMPUTE_PGM_RSRC1]), int(regs[COMPUTE_PGM_RSRC2]),
+                           int(regs[COMPUTE_PGM_RSRC3]), self.private_bytes_per_lane(), wave32)
+        program = (int(regs[COMPUTE_PGM_LO]) | ((int(regs[COMPUTE_PGM_HI]) & PGM_HI_BITS) << 32)) << 8
+        user = regs[COMPUTE_USER_DATA_0:COMPUTE_USER_DATA_0 + desc["USER_SGPR_COUNT"]].tolist()
         self.run_dispatch(desc, program, user, grid, block)
+        return desc, program, user
 
     def run_dispatch(self, desc, program, user, grid, block) -> None:
         # what the hardware cannot launch at all, the packet processor reports as a queue error
@@ -155,9 +199,14 @@ class PM4Queue(HardwareQueue):
         if desc.private_segment_fixed_size > self.max_private_bytes_per_lane:
             raise QueueError(f"{desc.private_segment_fixed_size} bytes of scratch per work-item: at most "
                              f"{self.max_private_bytes_per_lane} fit COMPUTE_TMPRING_SIZE.WAVESIZE")
+        self.count_dispatch(lambda: launch(self.memory, self.target, desc, program, user, grid, block, self.watchdog),
+                            math.prod(grid) * math.prod(block))
+
+    def count_dispatch(self, run: Callable[[], LaunchStats], lanes: int) -> None:
+        """``run()``, a dispatch of ``lanes`` lanes, in the queue's statistics."""
         start = time.perf_counter()
-        with interpreter.dispatch_running(math.prod(grid) * math.prod(block)):
-            stats = launch(self.memory, self.target, desc, program, user, grid, block, self.watchdog)
+        with interpreter.dispatch_running(lanes):
+            stats = run()
         self.stats.dispatches += 1
         self.stats.wave_instructions += stats.wave_instructions
         self.stats.emulation_seconds += time.perf_counter() - start
@@ -167,7 +216,7 @@ class PM4Queue(HardwareQueue):
     def private_bytes_per_lane(self) -> int:
         """COMPUTE_TMPRING_SIZE.WAVESIZE: scratch per wave64 in 256-byte units (1 KiB on gfx9)."""
         width, unit = TMPRING_WAVESIZE[self.arch]
-        wave_bytes = ((self.registers.get(COMPUTE_TMPRING_SIZE, 0) >> 12) & ((1 << width) - 1)) * unit
+        wave_bytes = ((int(self.registers[COMPUTE_TMPRING_SIZE]) >> 12) & ((1 << width) - 1)) * unit
         return wave_bytes // 64
 
     def _acquire_mem(self, body, depth):
@@ -203,7 +252,7 @@ class PM4Queue(HardwareQueue):
             self.registers[body[2] & 0x3FFFF] = reference
             value = reference
         else:
-            value = self.registers.get(body[1] & 0x3FFFF, 0)
+            value = int(self.registers[body[1] & 0x3FFFF])
         if not compare(function, value & mask, reference):
             raise WaitNotSatisfied()
 
@@ -212,7 +261,7 @@ class PM4Queue(HardwareQueue):
         address, values = body[1] | (body[2] << 32), body[3:]
         if dst_sel == 0:
             for i, value in enumerate(values):
-                self.registers[(body[1] & 0x3FFFF) + (0 if one_address else i)] = value
+                self.registers[((body[1] & 0x3FFFF) + (0 if one_address else i)) & 0x3FFFF] = value
         elif dst_sel in (2, 5):
             for i, value in enumerate(values):
                 self.access.write32(address + (0 if one_address else 4 * i), value)
@@ -223,7 +272,7 @@ class PM4Queue(HardwareQueue):
         src_sel, dst_sel, wide = body[0] & 0xF, (body[0] >> 8) & 0xF, bool(body[0] & (1 << 16))
         source = body[1] | (body[2] << 32)
         if src_sel == 0:
-            value = self.registers.get(body[1] & 0x3FFFF, 0)
+            value = int(self.registers[body[1] & 0x3FFFF])
         elif src_sel in (1, 2):
             value = self.access.read64(source) if wide else self.access.read32(source)
         elif src_sel == 4:

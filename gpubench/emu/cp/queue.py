@@ -54,12 +54,16 @@ class QueueStats:
     dispatches: int = 0
     wave_instructions: int = 0
     emulation_seconds: float = 0.0  # running dispatches' waves
-    # processing packets, dispatches included: what the command processor costs its host
+    # processing packets, dispatches included: the wall time of the passes, and the CP thread's CPU time
+    # in them (what the command processor costs its host; the wall also holds waits for the GIL, which a
+    # client's thread has meanwhile, while native code runs packets and waves without it)
     command_processor_seconds: float = 0.0
+    command_processor_cpu_seconds: float = 0.0
     executed: set[str] = field(default_factory=set)
     by_reference: Counter = field(default_factory=Counter)  # LaunchStats.by_reference, summed
 
-    COUNTERS = ("packets", "dispatches", "wave_instructions", "emulation_seconds", "command_processor_seconds")
+    COUNTERS = ("packets", "dispatches", "wave_instructions", "emulation_seconds", "command_processor_seconds",
+                "command_processor_cpu_seconds")
 
     def add(self, other: "QueueStats") -> None:
         for name in self.COUNTERS:
@@ -169,7 +173,7 @@ class HardwareQueue:
         the others."""
         if self.error is not None or not self.active:
             return False
-        self.waiting, started_at, start = False, self.read_pointer, time.perf_counter()
+        self.waiting, started_at, start, start_cpu = False, self.read_pointer, time.perf_counter(), time.thread_time()
         self._pending = _NO_DWORDS  # packets are read afresh each pass
         try:
             try:
@@ -184,6 +188,7 @@ class HardwareQueue:
                 if self.read_pointer != started_at:
                     self.access.write64(self.read_pointer_address, self.read_pointer)
                     self.stats.command_processor_seconds += time.perf_counter() - start
+                    self.stats.command_processor_cpu_seconds += time.thread_time() - start_cpu
         except PageFault as fault:
             return self.fail(str(fault), fault)
         except GPUPageFault as error:

@@ -70,8 +70,13 @@ RUNNING, BARRIER, DONE, END = int(WaveState.RUNNING), int(WaveState.BARRIER), in
 
 def usable(ctx: Context) -> bool:
     """Whether the native engine can run this Context: an AddressSpace of its own class that no tool
-    watches (a recorder sees every access through Python)."""
-    return type(ctx.memory) is AddressSpace and "read" not in ctx.memory.__dict__
+    watches."""
+    return type(ctx.memory) is AddressSpace and not watched(ctx.memory)
+
+
+def watched(memory_: AddressSpace) -> bool:
+    """Whether a tool sees the accesses to ``memory_`` through Python (a recorder, AddressSpace.watch)."""
+    return "read" in memory_.__dict__
 
 
 class NativeProgram:
@@ -85,6 +90,7 @@ class NativeProgram:
         self.keys: list[str] = []  # per record: its handler's code key (saved.py)
         self.bound = 0  # instructions bound natively (the rest run on the reference engine)
         self.uses_trap_status = False  # a handler reads or writes the trap status (gfx12's min/max)
+        self.generation = np.zeros(1, np.int64)  # counts replacements of `records` (a plan checks it natively)
         self._reached_names: dict[bytes, frozenset[str]] = {}  # by the records a dispatch reached
 
     def reached_names(self, reached: np.ndarray) -> frozenset[str]:
@@ -162,6 +168,7 @@ class NativeProgram:
             self.uses_trap_status |= alu.uses_trap_status(bound.code.key)
         if rows:  # operand words are unsigned 64-bit: the records hold their bits
             self.records = np.concatenate([self.records, np.array(rows, np.uint64).view(np.int64)])
+            self.generation[0] += 1
             self.bound += len(rows)
         if found:
             saved.save(self)
@@ -213,29 +220,11 @@ def _loop(wave_size: int, release_gil: bool):
     return fn
 
 
-def run(ctx: Context, watchdog: executor.Watchdog) -> None:
-    """Run every wave of ``ctx`` to its end, natively where the program is bound (see the module)."""
+def dispatch_block(ctx: Context, program: NativeProgram, maps: np.ndarray) -> np.ndarray:
+    """The dispatch block of ``ctx``'s waves running ``program``: everything but the per-call slots
+    (records, reached, wave and status lists, budget, counters)."""
     w = ctx.waves
-    runners: list[executor.Runner] = []
-
-    def runner() -> executor.Runner:
-        """The reference engine's runner, made when a wave first needs it (most small dispatches never do)."""
-        if not runners:
-            runners.append(executor.Runner(ctx, watchdog))
-        return runners[0]
-
-    if w.count == 0:
-        return
-    program = NativeProgram.for_dispatch(ctx, int(w.pc[0]))
-    if program is None:
-        runner().run()
-        return
-    if program.bound == 0 and program.covers(int(w.pc[0])):
-        program.bind(ctx, runner().program, [int(w.pc[0])], forward=True)
-    loop = _loop(w.wave_size, w.count * w.wave_size > interpreter.NUMPY_RELEASES_GIL_ABOVE)
-    maps = _maps.of(ctx.memory)
     block = np.zeros(int(Dispatch.SLOTS), np.int64)
-    reached = np.zeros(len(program.records), np.uint8)
     fixed = {Dispatch.SGPR: w.sgpr, Dispatch.VGPR: w.vgpr, Dispatch.PC: w.pc, Dispatch.SCC: w.scc,
              Dispatch.MODE: w.mode, Dispatch.EXECUTED: w.executed, Dispatch.MAPS: maps,
              Dispatch.LDS: ctx.lds, Dispatch.WORKGROUP: w.workgroup}
@@ -248,6 +237,44 @@ def run(ctx: Context, watchdog: executor.Watchdog) -> None:
     block[Dispatch.TABLE] = program.table_address
     block[Dispatch.MAP_COUNT] = len(maps)
     block[Dispatch.LDS_BYTES] = ctx.lds.shape[1]
+    return block
+
+
+def loop_address(wave_size: int) -> int:
+    code = loop_code(wave_size)
+    return build.addresses([code])[code.key]
+
+
+def maps_of(memory_: AddressSpace) -> np.ndarray:
+    """The map table of ``memory_`` as native code reads it (kept until its mappings change)."""
+    return _maps.of(memory_)
+
+
+def run(ctx: Context, watchdog: executor.Watchdog, entry: int | None = None) -> None:
+    """Run every wave of ``ctx`` to its end, natively where the program is bound (see the module);
+    ``entry``: the dispatch's entry point, when the waves have left it (a dispatch run on from a plan)."""
+    w = ctx.waves
+    runners: list[executor.Runner] = []
+
+    def runner() -> executor.Runner:
+        """The reference engine's runner, made when a wave first needs it (most small dispatches never do)."""
+        if not runners:
+            runners.append(executor.Runner(ctx, watchdog))
+        return runners[0]
+
+    if w.count == 0:
+        return
+    entry = int(w.pc[0]) if entry is None else entry
+    program = NativeProgram.for_dispatch(ctx, entry)
+    if program is None:
+        runner().run()
+        return
+    if program.bound == 0 and program.covers(entry):
+        program.bind(ctx, runner().program, [entry], forward=True)
+    loop = _loop(w.wave_size, w.count * w.wave_size > interpreter.NUMPY_RELEASES_GIL_ABOVE)
+    maps = _maps.of(ctx.memory)
+    block = dispatch_block(ctx, program, maps)
+    reached = np.zeros(len(program.records), np.uint8)
     stats = ctx.stats
     left = stats.setdefault("by_reference", {})
     referenced = False  # only the reference engine's instructions set VGPR index mode

@@ -31,7 +31,7 @@ from gpubench.isa.decoder import Instruction
 SCALAR_DESTINATION_END = 124  # SMEM data goes to SGPRs below NULL/M0 (memory_ops.scalar_load)
 
 
-def _find(module: ir.Module) -> ir.Function:
+def find_function(module: ir.Module) -> ir.Function:
     """``i64 find(ptr dispatch, i64 address, i64 size, i1 write)``: the host address of ``size`` bytes
     at ``address`` if one mapping holds them all (and is writable for a write), else 0."""
     fn = ir.Function(module, ir.FunctionType(I64, [PTR, I64, I64, I1]), "find")
@@ -129,7 +129,7 @@ def bind_global(inst: Instruction, ctx: Context) -> Bound | None:
 
 
 def _define_global(module, symbol, load: bool, access, saddr: bool, wave_size: int) -> None:
-    find = _find(module)
+    find = find_function(module)
     fn, b = new_handler(module, symbol)
     frame, record = fn.args
     d = word(b, frame, Frame.DISPATCH, PTR)
@@ -204,7 +204,7 @@ def bind_scalar_load(inst: Instruction, ctx: Context) -> Bound | None:
 
 
 def _define_scalar_load(module, symbol, load: ScalarLoad) -> None:
-    find = _find(module)
+    find = find_function(module)
     fn, b = new_handler(module, symbol)
     frame, record = fn.args
     sgpr = word(b, frame, Frame.SGPR, PTR)
