@@ -166,11 +166,15 @@ def ir_digest(module: ir.Module) -> str:
 BLOCK = 64  # elements per block of a function over n elements (a wave64's lanes)
 
 
-def counted_loop(b: ir.IRBuilder, count: int | ir.Value, carried: list[ir.Value], body) -> list[ir.Value]:
+def counted_loop(b: ir.IRBuilder, count: int | ir.Value, carried: list[ir.Value], body,
+                 parallel: bool = False) -> list[ir.Value]:
     """``for i in range(count)`` (count >= 1): ``body(b, i, values) -> values`` with loop-carried
-    ``values``; returns their final values. The builder is left after the loop."""
+    ``values``; returns their final values. The builder is left after the loop. ``parallel``: the
+    body's loads and stores of one iteration touch no memory another iteration's store touches, and
+    LLVM is told so (``llvm.loop.parallel_accesses``): it vectorizes without run-time overlap checks."""
     fn = b.function
     before = b.block
+    first = len(fn.blocks)
     head = fn.append_basic_block("lanes")
     after = fn.append_basic_block("lanes.done")
     b.branch(head)
@@ -188,9 +192,36 @@ def counted_loop(b: ir.IRBuilder, count: int | ir.Value, carried: list[ir.Value]
         phi.add_incoming(value, b.block)
     i.add_incoming(nxt, b.block)
     limit = ir.Constant(I64, count) if isinstance(count, int) else count
-    b.cbranch(b.icmp_unsigned("<", nxt, limit), head, after)
+    latch = b.cbranch(b.icmp_unsigned("<", nxt, limit), head, after)
+    if parallel:
+        _mark_parallel(fn.module, fn.blocks[first:], latch)
     b.position_at_end(after)
     return results
+
+
+class _Distinct(ir.values.MDValue):
+    """A ``distinct`` metadata node (llvmlite prints only uniqued ones): LLVM takes an access group or a
+    loop's ID only as one."""
+
+    def descr(self, buf):
+        buf += ("distinct ",)
+        super().descr(buf)
+
+    __eq__, __hash__ = object.__eq__, object.__hash__  # a loop ID refers to itself
+
+
+def _mark_parallel(module: ir.Module, blocks: list[ir.Block], latch: ir.Instruction) -> None:
+    """The loop of ``blocks`` whose back edge is ``latch``: its loads and stores one access group, and
+    the loop's ID (a node naming itself) says the group's accesses carry no dependence between iterations."""
+    group = _Distinct(module, [], name=str(len(module.metadata)))
+    for block in blocks:
+        for instruction in block.instructions:
+            if isinstance(instruction, (ir.LoadInstr, ir.StoreInstr)):
+                instruction.set_metadata("llvm.access.group", group)
+    accesses = module.add_metadata([ir.MetaDataString(module, "llvm.loop.parallel_accesses"), group])
+    loop_id = _Distinct(module, [], name=str(len(module.metadata)))
+    loop_id.operands = (loop_id, accesses)
+    latch.set_metadata("llvm.loop", loop_id)
 
 
 class _Gathered(Exception):
@@ -202,11 +233,11 @@ class NumpyCalls:
 
     `emit_lanes` emits the lane loop once per call and once more: pass p emits each lane's semantics
     up to its p-th call (in emission order), with calls before it read from their results, and stores
-    that call's operands into a stack array (`_Gathered` ends the lane there); after the loop numpy's
-    loop runs once, ``n`` = the lanes gathered, contiguous (step 8), as the reference engine's one
-    call over its arrays does. The last pass meets no new call and finishes the lanes. A lane that is
-    not active is not gathered (the active lanes are packed: slot = active lanes before it); its
-    results are read from its operand's slot, and its outputs are not written by the caller anyway."""
+    that call's operands into a stack array at the lane's index (`_Gathered` ends the lane there);
+    after the loop numpy's loop runs once over every lane, contiguous (step 8), as the reference
+    engine's one call over all the lanes of its waves does (EXEC only chooses what is written). The
+    last pass meets no new call and finishes the lanes. Each pass is a plain loop over lane indices,
+    which LLVM vectorizes."""
 
     def __init__(self, b: ir.IRBuilder, capacity: int):
         self.module = b.function.module
@@ -217,28 +248,24 @@ class NumpyCalls:
         self.made: list[tuple] = []  # per call: (loop, steps, per operand its array or its constant, out)
         self.stage = 0  # the call the pass being emitted gathers
         self._frame = None  # args, dims, steps of numpy's call
-        self.start(None, None)
+        self.start(None)
 
-    def start(self, slot: ir.Value | None, active: ir.Value | None) -> None:
-        """A lane's emission begins: its slot in the arrays and whether it is active (None: all are)."""
-        self.seen, self.slot, self.active = 0, slot, active
+    def start(self, lane: ir.Value | None) -> None:
+        """A lane's emission begins: its index in the arrays."""
+        self.seen, self.lane = 0, lane
 
     def call(self, b: ir.IRBuilder, name: str, operands: list[ir.Value], steps: tuple[int, ...]) -> ir.Value:
         k = self.seen
         self.seen += 1
         if k < self.stage:  # made: read this lane's result
-            found, made_steps, arrays, out = self.made[k]
+            found, made_steps, _, out = self.made[k]
             if found.name != name or made_steps != steps:
                 raise BackendUnsupported(f"np.{name}: the semantics emitted a different call in another pass")
-            ptr = b.gep(out, [self.slot], source_etype=DOUBLE)
-            if self.active is not None:  # not computed for an inactive lane: read a slot it wrote
-                first = next(a for a in arrays if not isinstance(a, ir.Constant))
-                ptr = b.select(self.active, ptr, b.gep(first, [self.slot], source_etype=DOUBLE))
-            return b.load(ptr, typ=DOUBLE)
+            return b.load(b.gep(out, [self.lane], source_etype=DOUBLE), typ=DOUBLE)
         self.made.append(self._arrays(name, operands, steps))  # k == stage: gather its operands
         for operand, array in zip(operands, self.made[k][2], strict=True):
             if array is not operand:
-                b.store(operand, b.gep(array, [self.slot], source_etype=DOUBLE))
+                b.store(operand, b.gep(array, [self.lane], source_etype=DOUBLE))
         raise _Gathered
 
     def _arrays(self, name: str, operands: list[ir.Value], steps: tuple[int, ...]) -> tuple:
@@ -258,7 +285,7 @@ class NumpyCalls:
         return found, steps, arrays, out
 
     def invoke(self, b: ir.IRBuilder, count: ir.Value) -> None:
-        """numpy's loop of the call just gathered, over its ``count`` gathered elements."""
+        """numpy's loop of the call just gathered, over the ``count`` lanes."""
         found, steps, arrays, out = self.made[self.stage]
         if self._frame is None:
             self._frame = (self.entry.alloca(PTR, 3, name="numpy.args"), self.entry.alloca(I64, name="numpy.n"),
@@ -283,45 +310,35 @@ class NumpyCalls:
 
 
 def emit_lanes(b: ir.IRBuilder, count: int | ir.Value, semantics: list, read, write, carried=(), *,
-               active=None, capacity: int | None = None) -> list[ir.Value]:
+               capacity: int | None = None) -> list[ir.Value]:
     """Several elements' semantics in loops over ``count`` lanes (at least 1; at most ``capacity``,
     needed when count is a run-time value) at ``b``, each numpy loop they call called once for all
     lanes (`NumpyCalls`): ``read(b, lane)`` gives, for each of ``semantics`` (objects with
     ``emit(b, raw, calls)``: ElementSemantics), its inputs by port name; ``write(b, lane, results,
     values)`` stores the lane's results (each one's outputs, in order) and gives the loop-carried
-    ``values`` (from ``carried``), whose final values are returned. ``active(b, lane)`` (an i1) says
-    which lanes numpy's loops compute: the others' results are garbage, for ``write`` to discard.
-    Lanes are read once per pass and written in the last: reads of a lane must not see other lanes'
-    writes. Without calls of numpy's loops this is one loop, with no cost over a plain one."""
+    ``values`` (from ``carried``), whose final values are returned. Lanes are read once per pass and
+    written in the last; a lane's reads and writes touch only that lane's memory (its element of each
+    register row), so each pass is a parallel loop (`counted_loop`). Without calls of numpy's loops
+    this is one loop, with no cost over a plain one."""
     calls = NumpyCalls(b, capacity if capacity is not None else count)
     gathered = []  # per pass: whether it ended at a call
 
     def body(b, lane, values):
-        slot = values[-1]
-        on = active(b, lane) if active is not None else None
-        calls.start(slot, on)
+        calls.start(lane)
         raws = read(b, lane)
         try:
             results = [s.emit(b, raw, calls) for s, raw in zip(semantics, raws, strict=True)]
         except _Gathered:
             gathered[-1] = True
-            kept = values[:-1]
-        else:
-            kept = write(b, lane, results, values[:-1])
-        nxt = b.add(slot, b.zext(on, I64)) if on is not None else b.add(slot, ir.Constant(I64, 1))
-        return [*kept, nxt]
+            return values
+        return write(b, lane, results, values)
 
     while True:
         gathered.append(False)
-        final = counted_loop(b, count, [*carried, ir.Constant(I64, 0)], body)
+        final = counted_loop(b, count, list(carried), body, parallel=True)
         if not gathered[-1]:
-            return final[:-1]
-        n = final[-1]
-        if active is None:
-            calls.invoke(b, n)
-        else:
-            with b.if_then(b.icmp_unsigned("!=", n, ir.Constant(I64, 0))):
-                calls.invoke(b, n)
+            return final
+        calls.invoke(b, ir.Constant(I64, count) if isinstance(count, int) else count)
 
 
 def define_elementwise(module: ir.Module, symbol: str, inputs: list[tuple[str, ir.Type]],

@@ -6,7 +6,8 @@ engine binds it (ops/alu.py, ops/valu.py: the same `operands_of`), for one wave:
 its lanes in a loop and writes vector results to the lanes EXEC enables, lane-bit results (compares,
 carries) as a whole mask after the loop, with 0 in the disabled lanes, as the reference does. The
 lowering shapes the loop (`emit_lanes`): semantics that call numpy's loops (transcendentals) get one
-more pass over the lanes per call, the call made once per wave over the lanes EXEC enables. A mix
+more pass over the lanes per call, the call made once per wave over all its lanes, as the reference
+engine calls it over all the lanes of its waves (EXEC chooses which results are written). A mix
 (v_fma_mixlo/hi) writes its whole VGPR: its pseudocode places the f16 half and keeps the other, read as
 D0. clamp of a float result saturates it to [0, 1] on its bits (each half of a packed f16, a mix's half).
 A CDNA 16-bit result in the low half clears the high half (isa/corrections.py's zero-high-half rule).
@@ -188,6 +189,13 @@ def _packed(b, value: ir.Value, packed: tuple[bool, bool, bool, bool]) -> ir.Val
     return b.or_(halves[0], b.shl(halves[1], shift))
 
 
+def resized(b, value: ir.Value, typ: ir.IntType) -> ir.Value:
+    """An integer zero-extended or truncated to ``typ``."""
+    if value.type == typ:
+        return value
+    return b.zext(value, typ) if value.type.width < typ.width else b.trunc(value, typ)
+
+
 def as_port(b, value: ir.Value, port) -> ir.Value:
     """An integer value in the storage type of ``port`` (zero-extended or truncated, as astype)."""
     target = storage_type(port.dtype)
@@ -195,11 +203,19 @@ def as_port(b, value: ir.Value, port) -> ir.Value:
         return value
     if target == I8:  # a flag read from a register: nonzero
         return b.zext(b.icmp_unsigned("!=", value, ir.Constant(value.type, 0)), I8)
-    return b.zext(value, target) if value.type.width < target.width else b.trunc(value, target)
+    return resized(b, value, target)
 
 
 def lane_bit(b, mask: ir.Value, lane) -> ir.Value:
     return b.trunc(b.and_(b.lshr(mask, lane), const(1)), I8)
+
+
+def lane_on(b, mask: ir.Value, lane, wave_size: int) -> ir.Value:
+    """``lane``'s bit of a lane mask (`lane_mask`) as an i1; a wave32's in 32-bit arithmetic, which LLVM
+    vectorizes eight lanes to an AVX2 operation, not four."""
+    if wave_size == 32:
+        mask, lane = b.trunc(mask, I32), b.trunc(lane, I32)
+    return b.trunc(b.lshr(mask, lane), I1)
 
 
 def lane_mask(b, frame, register: ir.Value, wave_size: int) -> ir.Value:
@@ -214,7 +230,7 @@ def lane_mask(b, frame, register: ir.Value, wave_size: int) -> ir.Value:
 
 def _store_mask(b, frame, register: ir.Value, mask: ir.Value, wave_size: int) -> None:
     base = word(b, frame, Frame.SGPR, ir.PointerType())
-    b.store(b.trunc(mask, I32), element(b, base, register, I32))
+    b.store(resized(b, mask, I32), element(b, base, register, I32))
     if wave_size == 64:
         b.store(b.trunc(b.lshr(mask, const(32)), I32), element(b, base, b.add(register, const(1)), I32))
 
@@ -270,6 +286,8 @@ def raise_invalid(b, frame, raised: ir.Value) -> None:
 
 def new_handler(module: ir.Module, name: str) -> tuple[ir.Function, ir.IRBuilder]:
     fn = ir.Function(module, HANDLER_TYPE, name)
+    for arg in fn.args:
+        arg.add_attribute("noalias")
     return fn, ir.IRBuilder(fn.append_basic_block("entry"))
 
 
@@ -448,10 +466,11 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
             uniform[name] = read_invalid(b, frame)
     ports = {p.name: p for p in (*semantics.inputs, *semantics.outputs)}
     masks = [name for name, out in outputs.items() if out.kind in ("mask", "carry", TRAP_STATUS)]
+    mask_type = ir.IntType(wave_size)  # lane-bit results: a wave32's built in 32 bits (vectorized 8 lanes wide)
     nan_to_zero = _mode_flag(b, frame, modes.DX10_CLAMP) if any(out.clamped for out in outputs.values()) else None
 
     def active(b, lane):
-        return b.trunc(b.and_(b.lshr(exec_mask, lane), const(1)), I1)
+        return lane_on(b, exec_mask, lane, wave_size)
 
     def read(b, lane):
         raw = {}
@@ -485,15 +504,16 @@ def _define_valu(module, symbol, semantics: ElementSemantics, sources: dict, out
                 write_sgpr(b, frame, record, out, values[name])
         updated = []
         for name, mask in zip(masks, carried, strict=True):
-            bit = b.select(on, b.and_(b.zext(values[name], I64), const(1)), const(0))
-            updated.append(b.or_(mask, b.shl(bit, lane)))
+            bit = b.and_(resized(b, values[name], mask_type), ir.Constant(mask_type, 1))
+            bit = b.select(on, bit, ir.Constant(mask_type, 0))
+            updated.append(b.or_(mask, b.shl(bit, resized(b, lane, mask_type))))
         return updated
 
-    # numpy's loops (transcendentals) are called once for the wave's active lanes (emit_lanes); an SGPR
-    # result (v_s_*, of scalar sources) is lane 0's, computed whatever EXEC, as the reference engine does
+    # numpy's loops (transcendentals) are called once for the wave's lanes (emit_lanes); an SGPR result
+    # (v_s_*, of scalar sources) is lane 0's, computed whatever EXEC, as the reference engine does
     scalar = any(out.kind == "sgpr" for out in outputs.values())
-    final = emit_lanes(b, 1 if scalar else wave_size, [semantics], read, write, [const(0)] * len(masks),
-                       active=None if scalar else active)
+    final = emit_lanes(b, 1 if scalar else wave_size, [semantics], read, write,
+                       [ir.Constant(mask_type, 0)] * len(masks))
     for name, mask in zip(masks, final, strict=True):
         out = outputs[name]
         if out.kind == TRAP_STATUS:
@@ -522,11 +542,25 @@ def placed(b, frame, record, out: Output, lane, value: ir.Value, wave_size: int)
     return result
 
 
+def frozen(b, value: ir.Value) -> ir.Value:
+    """``freeze value``: the same bits, opaque to LLVM's pattern matching (llvmlite's builder has no freeze)."""
+    instruction = ir.Instruction(b.block, value.type, "freeze", [value])
+    b._insert(instruction)
+    return instruction
+
+
+def kept_row(b, pointer: ir.Value) -> ir.Value:
+    """A VGPR element a lane loop writes back, to keep it in a lane EXEC disables. Frozen: LLVM would
+    otherwise turn the select of it and the store into a masked store, which on AMD's CPUs costs
+    several times a plain store and stalls the next instruction's load of the register."""
+    return frozen(b, b.load(pointer, typ=I32))
+
+
 def write_vgpr(b, frame, record, out: Output, lane, active, value: ir.Value, wave_size: int) -> None:
     base, stride = word(b, frame, Frame.VGPR, ir.PointerType()), const(wave_size)
     first = b.add(b.mul(Operands.read(b, record, out.operand), stride), lane)
     low_ptr = element(b, base, first, I32)
-    old = b.load(low_ptr, typ=I32)
+    old = kept_row(b, low_ptr)
     if out.width == 16:
         half = b.and_(b.trunc(value, I32) if value.type.width > 32 else b.zext(value, I32)
                       if value.type.width < 32 else value, const(0xFFFF, I32))
@@ -540,7 +574,7 @@ def write_vgpr(b, frame, record, out: Output, lane, active, value: ir.Value, wav
     b.store(b.select(active, b.trunc(wide, I32), old), low_ptr)
     if out.width > 32:
         high_ptr = element(b, base, b.add(first, stride), I32)
-        old_high = b.load(high_ptr, typ=I32)
+        old_high = kept_row(b, high_ptr)
         b.store(b.select(active, b.trunc(b.lshr(wide, const(32)), I32), old_high), high_ptr)
 
 

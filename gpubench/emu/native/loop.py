@@ -27,6 +27,12 @@ def _define(module: ir.Module, name: str, wave_size: int) -> None:
         fn.append_basic_block(n) for n in ("entry", "waves", "fetch", "run", "counted", "stop", "next_wave", "done"))
     b = ir.IRBuilder(entry)
     frame = b.bitcast(b.alloca(I64, size=int(Frame.SLOTS)), PTR)
+    # the counters live in locals while waves run (LLVM keeps them in registers across the handler calls,
+    # which could otherwise write the dispatch block) and go to the block when the call returns
+    counters = (Dispatch.LANE_OPERATIONS, Dispatch.WAVE_INSTRUCTIONS, Dispatch.BUDGET)
+    local = {slot: b.alloca(I64, name=f"counter{slot}") for slot in counters}
+    for slot, pointer in local.items():
+        b.store(word(b, d, slot), pointer)
     count = word(b, d, Dispatch.WAVE_COUNT)
     wave_list, statuses = word(b, d, Dispatch.WAVE_LIST, PTR), word(b, d, Dispatch.STATUS_LIST, PTR)
     sgpr_base, vgpr_base = word(b, d, Dispatch.SGPR, PTR), word(b, d, Dispatch.VGPR, PTR)
@@ -67,7 +73,7 @@ def _define(module: ir.Module, name: str, wave_size: int) -> None:
                                     const(int(Status.REFERENCE), I32), const(int(Status.UNBOUND), I32))
     b.cbranch(b.icmp_signed("<", index, const(0)), stop, check_budget)
     b.position_at_end(check_budget)
-    b.cbranch(b.icmp_signed("<=", word(b, d, Dispatch.BUDGET), const(0)), stop, run)
+    b.cbranch(b.icmp_signed("<=", b.load(local[Dispatch.BUDGET], typ=I64), const(0)), stop, run)
 
     # run: the handler, with the lanes EXEC enables counted first
     b.position_at_end(run)
@@ -81,9 +87,8 @@ def _define(module: ir.Module, name: str, wave_size: int) -> None:
     b.cbranch(b.icmp_unsigned("==", status, const(int(Status.REFERENCE), I32)), stop, counted)
 
     b.position_at_end(counted)
-    for slot, delta in ((Dispatch.LANE_OPERATIONS, lanes), (Dispatch.WAVE_INSTRUCTIONS, const(1)),
-                        (Dispatch.BUDGET, const(-1))):
-        set_word(b, d, slot, b.add(word(b, d, slot), delta))
+    for slot, delta in zip(counters, (lanes, const(1), const(-1)), strict=True):
+        b.store(b.add(b.load(local[slot], typ=I64), delta), local[slot])
     b.store(b.add(b.load(executed, typ=I64), const(1)), executed)
     b.store(const(1, I8), element(b, reached, index, I8))
     size = word(b, record, RECORD_SIZE)
@@ -115,4 +120,6 @@ def _define(module: ir.Module, name: str, wave_size: int) -> None:
     k.add_incoming(k_next, next_wave)
     b.cbranch(b.icmp_signed("<", k_next, count), waves, done)
     b.position_at_end(done)
+    for slot, pointer in local.items():
+        set_word(b, d, slot, b.load(pointer, typ=I64))
     b.ret_void()

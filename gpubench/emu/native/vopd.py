@@ -26,6 +26,7 @@ from gpubench.emu.native.alu import (
     int_type,
     lane_bit,
     lane_mask,
+    lane_on,
     mode_check,
     modified,
     new_handler,
@@ -39,7 +40,7 @@ from gpubench.emu.native.alu import (
     valu_source,
     write_vgpr,
 )
-from gpubench.emu.native.build import I1, I32, I64, Code, const
+from gpubench.emu.native.build import I32, I64, Code, const
 from gpubench.emu.native.layout import Status
 from gpubench.emu.ops import Unsupported
 from gpubench.emu.ops import vopd as reference
@@ -92,7 +93,7 @@ def _define_dual(module: ir.Module, symbol: str, halves: list, wave_size: int, f
                 if source.kind in UNIFORM} for (_, sources, _), port in zip(halves, ports, strict=True)]
 
     def active(b, lane):
-        return b.trunc(b.and_(b.lshr(exec_mask, lane), const(1)), I1)
+        return lane_on(b, exec_mask, lane, wave_size)
 
     def read(b, lane):  # every read of both halves first ...
         return [{name: _per_lane(b, frame, record, source, port[name], once.get(name), lane, wave_size)
@@ -112,8 +113,7 @@ def _define_dual(module: ir.Module, symbol: str, halves: list, wave_size: int, f
         return [raised]
 
     # one lane loop for both halves (and, were a half to call numpy's loops, one call per wave: emit_lanes)
-    (raised,) = emit_lanes(b, wave_size, [semantics for semantics, _, _ in halves], read, write, [const(0)],
-                           active=active)
+    (raised,) = emit_lanes(b, wave_size, [semantics for semantics, _, _ in halves], read, write, [const(0)])
     if any(out.kind == TRAP_STATUS for _, _, outputs in halves for out in outputs.values()):
         raise_invalid(b, frame, raised)
     b.ret(const(int(Status.NEXT), I32))
