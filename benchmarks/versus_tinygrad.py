@@ -30,10 +30,12 @@ Columns (medians over the N timed runs):
 - GPU ms, each side: the part of the realize spent in the emulated GPU, its packet processors and
   dispatches; the rest is tinygrad's own runtime, the same code on both sides. tinygrad's: the time
   inside its mock's `AMDDriver._emulate_execute`, timed from outside (tinygrad_mock_clock.py; the
-  mock runs in the client's thread, so its wall is its CPU); gpubench's: its own statistics, the
-  command processor thread's CPU time in its passes (`gpu.stats().command_processor_cpu_seconds`,
-  summed over the machine's nodes; that thread runs native code without the GIL, beside the client, and
-  its passes' wall also holds its waits for the GIL).
+  mock runs in the client's thread); gpubench's: its own statistics, the wall time of its command
+  processor's passes (`gpu.stats().command_processor_seconds`, summed over the machine's nodes).
+- CP CPU ms: the CPU time of gpubench's command processor thread in those passes
+  (`command_processor_cpu_seconds`): what it costs the host. The passes' wall also holds the thread's
+  waits for the GIL, during which the client runs; and the thread runs packets and waves natively
+  without the GIL, beside the client.
 - of it emulating: the part of gpubench's GPU ms spent running dispatches' waves
   (`emulation_seconds`); the rest is the command processor's packets and dispatch set-up.
 - GPU ratio: tinygrad's GPU ms / gpubench's.
@@ -124,41 +126,43 @@ BY_NAME = {workload.name: workload for workload in WORKLOADS}
 
 # ---- one side, in its own process -------------------------------------------------------------
 
-def _gpubench_clocks() -> Callable[[], tuple[float, float]]:
-    """Seconds so far (emulating dispatches, processing packets) over the machine's GPUs."""
+def _gpubench_clocks() -> Callable[[], tuple[float, float, float]]:
+    """Seconds so far (emulating dispatches, processing packets, the CP's CPU) over the machine's GPUs."""
     os.environ["DEV"] = "MOCKKFD+AMD"
     from gpubench.drivers import tinygrad_env, tinygrad_seam
     tinygrad_env.configure(os.environ)
     tinygrad_seam.install()
     from gpubench.drivers.kfd import machine
 
-    def clocks() -> tuple[float, float]:
+    def clocks() -> tuple[float, float, float]:
         stats = [node.gpu.stats() for node in machine.current().driver.nodes.values()]
-        return sum(s.emulation_seconds for s in stats), sum(s.command_processor_cpu_seconds for s in stats)
+        return (sum(s.emulation_seconds for s in stats), sum(s.command_processor_seconds for s in stats),
+                sum(s.command_processor_cpu_seconds for s in stats))
     return clocks
 
 
-def _tinygrad_clocks() -> Callable[[], tuple[None, float]]:
+def _tinygrad_clocks() -> Callable[[], tuple[None, float, None]]:
     """Seconds so far inside tinygrad's mock GPU (tinygrad_mock_clock.py)."""
     from tinygrad_mock_clock import mock_gpu_clock
     clock = mock_gpu_clock()
-    return lambda: (None, clock())
+    return lambda: (None, clock(), None)
 
 
-def _measure(workload: Workload, clocks: Callable[[], tuple[float | None, float]], budget: float,
+def _measure(workload: Workload, clocks: Callable[[], tuple[float | None, float, float | None]], budget: float,
              quick: bool) -> dict:
     from tinygrad import Device, Tensor
     inputs = [Tensor(array).realize() for array in workload.make(np.random.default_rng(0))]
     device = Device[Device.DEFAULT]
 
     def run() -> tuple[float, float | None, float]:
-        (emulated, gpu_side), start = clocks(), time.perf_counter()
+        (emulated, gpu_side, cpu), start = clocks(), time.perf_counter()
         for _ in range(workload.dispatches):
             workload.op(*inputs).realize()
         device.synchronize()
         wall = time.perf_counter() - start
-        emulated_after, gpu_side_after = clocks()
-        return wall, None if emulated is None else emulated_after - emulated, gpu_side_after - gpu_side
+        emulated_after, gpu_side_after, cpu_after = clocks()
+        return (wall, None if emulated is None else emulated_after - emulated, gpu_side_after - gpu_side,
+                None if cpu is None else cpu_after - cpu)
 
     run()  # compiles
     samples = [run()]
@@ -166,10 +170,11 @@ def _measure(workload: Workload, clocks: Callable[[], tuple[float | None, float]
     least = 2 if quick or first > budget / 2 else 3
     while len(samples) < max(least, min(MAX_REPEATS, int(budget / max(first, 1e-6)))):
         samples.append(run())
-    walls, emulations, gpu_sides = zip(*samples)
+    walls, emulations, gpu_sides, cpus = zip(*samples)
     return {"ms": 1e3 * statistics.median(walls), "repeats": len(samples),
             "emulation_ms": None if emulations[0] is None else 1e3 * statistics.median(emulations),
-            "gpu_ms": 1e3 * statistics.median(gpu_sides)}
+            "gpu_ms": 1e3 * statistics.median(gpu_sides),
+            "cp_cpu_ms": None if cpus[0] is None else 1e3 * statistics.median(cpus)}
 
 
 def run_side(side: str, names: list[str], quick: bool) -> dict:
@@ -251,14 +256,15 @@ def _ratio(row: dict, key: str = "ms") -> str:
 def _row_text(row: dict, title: str | None = None, scale: float = 1.0) -> str:
     cells = [title or row["title"], _ms(row["tinygrad"], scale=scale), _ms(row["gpubench"], scale=scale), _ratio(row),
              _ms(row["tinygrad"], "gpu_ms", scale), _ms(row["gpubench"], "gpu_ms", scale),
-             _ms(row["gpubench"], "emulation_ms", scale), _ratio(row, "gpu_ms")]
+             _ms(row["gpubench"], "cp_cpu_ms", scale), _ms(row["gpubench"], "emulation_ms", scale),
+             _ratio(row, "gpu_ms")]
     return "| " + " | ".join(cells) + " |"
 
 
 def table(rows: list[dict]) -> str:
     lines = ["| workload | tinygrad emulator ms | gpubench ms | ratio | tinygrad's GPU ms | gpubench's GPU ms "
-             "| of it emulating | GPU ratio |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| CP CPU ms | of it emulating | GPU ratio |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         lines.append(_row_text(row))
         dispatches = BY_NAME[row["workload"]].dispatches
@@ -295,12 +301,13 @@ def run_test_ops(side: str, anchor: Path, bin_dir: str, workers: int) -> dict:
         start = time.perf_counter()
         done = subprocess.run(command, env=env, cwd=anchor, capture_output=True, text=True)
         result = {"wall_seconds": time.perf_counter() - start, **_pytest_counts(done.stdout),
-                  "emulation_seconds": None, "gpu_seconds": None}
+                  "emulation_seconds": None, "gpu_seconds": None, "cp_cpu_seconds": None}
         if side == "gpubench" and os.path.exists(report):
             with open(report) as file:
                 emulator = json.load(file)["emulator"]
             result["emulation_seconds"] = emulator["emulation_seconds"]
-            result["gpu_seconds"] = emulator["command_processor_cpu_seconds"]
+            result["gpu_seconds"] = emulator["command_processor_seconds"]
+            result["cp_cpu_seconds"] = emulator["command_processor_cpu_seconds"]
         elif side == "tinygrad":
             parts = glob.glob(os.path.join(tmp, "mock.*"))
             result["gpu_seconds"] = sum(float(Path(part).read_text()) for part in parts) if parts else None
@@ -308,12 +315,14 @@ def run_test_ops(side: str, anchor: Path, bin_dir: str, workers: int) -> dict:
 
 
 def test_ops_table(results: dict) -> str:
-    lines = ["| test_ops (-n 2, SKIP_SLOW_TEST=1) | wall s | passed | skipped | failed | errors | GPU s | of it emulating |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| test_ops (-n 2, SKIP_SLOW_TEST=1) | wall s | passed | skipped | failed | errors | GPU s | CP CPU s "
+             "| of it emulating |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for side, result in results.items():
-        cells = ["n/a" if result[key] is None else f"{result[key]:.1f}" for key in ("gpu_seconds", "emulation_seconds")]
+        cells = ["n/a" if result.get(key) is None else f"{result[key]:.1f}"
+                 for key in ("gpu_seconds", "cp_cpu_seconds", "emulation_seconds")]
         lines.append(f"| {side} | {result['wall_seconds']:.1f} | {result['passed']} | {result['skipped']} | "
-                     f"{result['failed']} | {result['error']} | {cells[0]} | {cells[1]} |")
+                     f"{result['failed']} | {result['error']} | {' | '.join(cells)} |")
     return "\n".join(lines)
 
 

@@ -31,6 +31,19 @@ def test_pm4_writes_memory_and_signals(client):
     assert int(words[4]) | (int(words[5]) << 32) == 0x5678_0000_1234 and words[8] == 99
 
 
+def test_an_interrupt_signals_the_event_it_names_only_once_its_mailbox_was_written(client):
+    """amdkfd's kfd_signal_event_interrupt: a context id naming an event whose mailbox slot holds no
+    value signals nothing (the scan of the slots finds none written); the next, after the write, does."""
+    queue = Queue(client, abi.QUEUE_COMPUTE)
+    scratch, _ = client.alloc(4096)
+    event_id = queue.event.event_id
+    queue.submit(packet3(pm4.RELEASE_MEM, 0, (1 << 29) | (2 << 24), *split(scratch.va_addr), event_id, 0, event_id))
+    with pytest.raises(TimeoutError):
+        queue.wait(timeout_ms=200)
+    queue.submit(queue.end_of_pipe())
+    assert queue.wait()[0] == event_id
+
+
 def test_pm4_wait_reg_mem_holds_the_queue_until_memory_changes(client):
     queue = Queue(client, abi.QUEUE_COMPUTE)
     flag, view = client.alloc(4096)

@@ -455,15 +455,22 @@ class KFDDriver:
             self.changed.notify_all()
 
     def _signal_from_interrupt(self, context_id: int) -> None:
+        """As amdkfd's kfd_signal_event_interrupt: the signal event the interrupt's context id names,
+        when its mailbox slot was written (the slot is acknowledged); else, the id naming no such
+        event, every event whose slot was written."""
         event = self.events.get(context_id)
-        if event is not None and event.event_type == abi.EVENT_SIGNAL:
-            event.signaled = True
         if self.event_page is None:
+            if event is not None and event.event_type == abi.EVENT_SIGNAL:
+                event.signaled = True
             return
         slots = self.event_page.data[:abi.SIGNAL_EVENT_LIMIT * 8].view(np.uint64)
-        for slot in np.flatnonzero(slots != abi.UNSIGNALED_EVENT_SLOT):  # the mailboxes the queues wrote
-            if int(slot) in self.events:
-                self.events[int(slot)].signaled = True
+        if event is not None and event.event_type == abi.EVENT_SIGNAL and context_id < abi.SIGNAL_EVENT_LIMIT \
+                and slots[context_id] != abi.UNSIGNALED_EVENT_SLOT:
+            event.signaled, slots[context_id] = True, abi.UNSIGNALED_EVENT_SLOT
+            return
+        for slot in np.flatnonzero(slots != abi.UNSIGNALED_EVENT_SLOT).tolist():  # the mailboxes the queues wrote
+            if slot in self.events:
+                self.events[slot].signaled = True
             slots[slot] = abi.UNSIGNALED_EVENT_SLOT
 
     # ---- mmap ------------------------------------------------------------------------------
