@@ -116,6 +116,31 @@ def test_a_planned_dispatch_whose_waves_stop_at_a_barrier_is_run_on_to_its_end(c
     assert len(python_launches) == 1
 
 
+ENDS_UNLESS_S2 = """
+s_cmp_eq_u32 s2, 0
+s_cbranch_scc1 done
+spin:
+s_branch spin
+done:
+s_endpgm
+"""
+
+
+def test_a_planned_dispatch_that_hangs_is_stopped_by_the_watchdog_with_its_waves(caplog):
+    client = Client(watchdog=Watchdog(max_wave_instructions=100_000))
+    client.acquire()
+    try:
+        queue = Queue(client, abi.QUEUE_COMPUTE)
+        packets, _ = kernel(client, ENDS_UNLESS_S2)
+        queue.submit(packets([0, 0, 0]) + queue.end_of_pipe())
+        assert queue.wait()[0] == queue.event.event_id
+        queue.submit(packets([0, 0, 1]) + queue.end_of_pipe())  # the same registers but a user SGPR: its plan
+        assert queue.wait()[0] == queue.errors.event_id
+        assert "watchdog" in caplog.text and "s_branch" in caplog.text
+    finally:
+        client.close()
+
+
 def the_same_dispatch_three_times(client: Client) -> np.ndarray:
     """STORE_LANE_IDS dispatched three times on a new queue -> the output's view."""
     queue = Queue(client, abi.QUEUE_COMPUTE)
