@@ -10,16 +10,17 @@ memory, as when a program is bound), and the CPU time of its phases measured:
   parse    LLVM parsing and verifying that text
   opt      LLVM's optimisation pipeline (jit.optimise)
   codegen  code generation to an object file (TargetMachine.emit_object)
-  load     its object linked alone by a fresh MCJIT engine
+  load     its object added to an MCJIT engine (one for all of them, as the engine's)
 
 Then all of them together as the engine compiles a program's new variants (build.addresses, into a
-new disk cache), and as a later process loads them from that cache (objects linked by one engine).
+new disk cache, ``--chunk`` variants per object), as a later process loads them from that cache
+(their objects linked by one engine), and each loaded alone (its object linked for it).
 
 With --run, each SALU/VALU variant's compiled handler is also timed (CPU ns per call, the least of a
 few rounds of calls from a native loop) on a synthetic wave32 wave: all lanes on, registers random,
 the default MODE, operand words naming small registers. That is what a cheaper pipeline could slow.
 
-    python benchmarks/native_compile.py [--limit N] [--no-tinygrad] [--profile] [--run]
+    python benchmarks/native_compile.py [--limit N] [--no-tinygrad] [--profile] [--run] [--chunk N]
 """
 from __future__ import annotations
 
@@ -62,6 +63,7 @@ from gpubench.isa.arch import ISA  # noqa: E402
 CODE_BASE = 0x10_0000_0000
 PHASES = ("ir", "parse", "opt", "codegen", "load")
 clock = time.process_time  # CPU seconds: the machine is shared, wall time moves with the others' load
+_keep: list[object] = []  # the driver's engine owns its code: it lives as long as the process
 
 
 def sweep_programs(target: str):
@@ -142,7 +144,7 @@ def _driver():
     b.ret_void()
     driver = llvm.create_mcjit_compiler(llvm.parse_assembly(str(module)), jit.target_machine())
     driver.finalize_object()
-    build._engines.append(driver)
+    _keep.append(driver)
     return ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(
         driver.get_function_address("drive"))
 
@@ -177,6 +179,12 @@ def run_ns(address: int, calls: int = 1000, rounds: int = 5) -> float:
     return 1e9 * best / calls
 
 
+@functools.cache
+def _loader():
+    """One MCJIT engine for the variants compiled alone, as build.py has one for all its objects."""
+    return llvm.create_mcjit_compiler(llvm.parse_assembly(""), jit.target_machine())
+
+
 def phases(code: build.Code, run: bool = False) -> dict[str, float] | None:
     """Seconds of each phase for one variant compiled alone (and with ``run``, an ALU variant's ns per
     call in "run"); None if its definition refuses."""
@@ -198,29 +206,42 @@ def phases(code: build.Code, run: bool = False) -> dict[str, float] | None:
     data = jit.target_machine().emit_object(module)
     t["codegen"] = clock() - start
     start = clock()
-    loaded = llvm.create_mcjit_compiler(llvm.parse_assembly(""), jit.target_machine())
-    loaded.add_object_file(llvm.ObjectFileRef.from_data(data))
-    loaded.finalize_object()
-    address = loaded.get_function_address(build.symbol(code.key))
+    loader = _loader()
+    loader.add_object_file(llvm.ObjectFileRef.from_data(data))
+    loader.finalize_object()
+    address = loader.get_function_address(build.symbol(code.key))
     assert address
     t["load"] = clock() - start
-    build._engines.append(loaded)
     if run and code.key.startswith(("salu ", "valu ")):
         t["run"] = run_ns(address)
     return t
 
 
-def together(codes: list[build.Code]) -> tuple[float, float, int]:
+def _forget() -> None:
+    """As in a new process: every variant only on disk."""
+    build._addresses.clear()
+    build._refusals.clear()
+
+
+def together(codes: list[build.Code]) -> tuple[float, float, float, int]:
     """CPU seconds to compile ``codes`` as the engine does (one batch, into the disk cache), then to
-    load them all from that disk cache with nothing in memory; and how many compiled."""
+    load them all from that disk cache with nothing in memory, then to load each alone (its whole
+    chunk linked for it, as for a program that needs one variant of another's chunk); and how many
+    compiled."""
     start = clock()
     compiled = build.addresses(codes)
     compile_seconds = clock() - start
-    build._addresses.clear()
-    build._refusals.clear()
+    _forget()
     start = clock()
     build.addresses(codes)
-    return compile_seconds, clock() - start, sum(isinstance(a, int) for a in compiled.values())
+    load_seconds = clock() - start
+    alone_seconds = 0.0
+    for code in codes:
+        _forget()
+        start = clock()
+        build.addresses([code])
+        alone_seconds += clock() - start
+    return compile_seconds, load_seconds, alone_seconds, sum(isinstance(a, int) for a in compiled.values())
 
 
 def main() -> int:
@@ -230,7 +251,9 @@ def main() -> int:
     parser.add_argument("--no-tinygrad", action="store_true", help="only the ALU sweep's variants")
     parser.add_argument("--profile", action="store_true", help="the batch compile under cProfile")
     parser.add_argument("--run", action="store_true", help="time each ALU variant's handler on a synthetic wave")
+    parser.add_argument("--chunk", type=int, default=build.CHUNK, help="variants per object in the batch")
     args = parser.parse_args()
+    build.CHUNK = args.chunk
     programs = list(sweep_programs(args.target))
     if not args.no_tinygrad:
         programs += list(tinygrad_programs(args.target))
@@ -251,13 +274,14 @@ def main() -> int:
     profiler = cProfile.Profile() if args.profile else None
     if profiler:
         profiler.enable()
-    compile_seconds, load_seconds, count = together(codes)
+    compile_seconds, load_seconds, alone_seconds, count = together(codes)
     if profiler:
         profiler.disable()
         pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(30)
-    print(f"together: {count} compiled in one batch {1e3 * compile_seconds:.0f} ms "
-          f"({1e3 * compile_seconds / max(1, count):.2f} ms each); loaded from disk {1e3 * load_seconds:.0f} ms "
-          f"({1e3 * load_seconds / max(1, count):.3f} ms each)")
+    each = 1e3 / max(1, count)
+    print(f"together ({build.CHUNK} variants per object): {count} compiled in one batch {1e3 * compile_seconds:.0f} ms "
+          f"({each * compile_seconds:.2f} ms each); loaded from disk {1e3 * load_seconds:.0f} ms "
+          f"({each * load_seconds:.3f} ms each), each alone {each * alone_seconds:.3f} ms")
     return 0
 
 

@@ -53,8 +53,9 @@ def test_a_later_process_runs_the_saved_binding(cache):
     assert again == dict(v1=EXPECTED, binds=0, reference=0)
 
 
-def test_a_missing_handler_object_means_binding_afresh(cache):
-    for path in (cache / "native" / "engine").glob("*.o"):
+@pytest.mark.parametrize("files", ["*.chunk", "*.ref"])
+def test_a_missing_handler_object_means_binding_afresh(cache, files):
+    for path in (cache / "native" / "engine").glob(files):  # the objects, or each handler's reference to its object
         path.unlink()
     again = _dispatch(cache)
     assert again == dict(v1=EXPECTED, binds=1, reference=0)
