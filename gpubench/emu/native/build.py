@@ -147,7 +147,7 @@ def _build(codes: list[Code]) -> None:
         chunk = _read_chunk(directory, read(_reference_path(directory, code_digest)))
         if chunk is not None and code_digest in chunk[0]:
             chunks.append(chunk)
-            STATS["loaded"] += len(wanted.keys() & set(chunk[0]) - linking)
+            STATS["loaded"] += len(wanted.keys() & (set(chunk[0]) - linking))
             linking.update(chunk[0])
     rest = [code for code_digest, code in wanted.items() if code_digest not in linking]
     count = -(-len(rest) // CHUNK)
